@@ -1,0 +1,144 @@
+package io.shardflow.cli;
+
+import io.shardflow.dataset.catalog.DatasetCatalog;
+import io.shardflow.dataset.log.CommitLog;
+import io.shardflow.dataset.log.Snapshot;
+import io.shardflow.dataset.spec.DatasetSpec;
+import io.shardflow.dataset.spec.TensorSpec;
+import io.shardflow.dataset.store.S3ObjectStore;
+import io.shardflow.dataset.verify.SnapshotVerifier;
+import io.shardflow.edge.EdgePublisher;
+import io.shardflow.edge.SyntheticSamples;
+import io.shardflow.stack.LocalStack;
+import io.shardflow.stack.S3Kind;
+import io.shardflow.stack.StackConfig;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+@Command(name = "quickstart", description = {
+        "Start a local stack, ingest-app and shard-sink, create a demo dataset, publish synthetic samples in waves",
+        "and watch the dataset grow snapshot by snapshot; ends with a verified summary."})
+final class QuickstartCommand implements Callable<Integer> {
+
+    @Option(names = "--s3", defaultValue = "s3proxy", description = "s3proxy (default) or minio")
+    String s3;
+    @Option(names = "--samples", defaultValue = "3000", description = "samples to publish in all")
+    int samples;
+    @Option(names = "--waves", defaultValue = "5", description = "publish in this many waves")
+    int waves;
+    @Option(names = "--shard-samples", defaultValue = "256", description = "seal a shard at this many samples")
+    int shardSamples;
+    @Option(names = "--work-dir", defaultValue = "${sys:shardflow.home:-.}/.stack/quickstart")
+    Path workDir;
+    @Option(names = "--keep-running", description = "leave stack and services running at the end (Ctrl-C stops them)")
+    boolean keepRunning;
+    @Spec
+    picocli.CommandLine.Model.CommandSpec command;
+
+    private static final String DATASET = "demo";
+    private static final String VERSION = "v1";
+
+    @Override
+    public Integer call() throws Exception {
+        PrintWriter out = command.commandLine().getOut();
+        Instant started = Instant.now();
+        wipe(workDir);
+        out.printf("starting Kafka, Apicurio Registry and %s on 127.0.0.1 (work dir %s)...%n", s3, workDir);
+        try (LocalStack stack = LocalStack.start(StackConfig.defaults(workDir.resolve("stack")).withS3Kind(S3Kind.parse(s3)))) {
+            StackEndpoints endpoints = StackEndpoints.of(stack);
+            out.printf("  kafka %s | registry %s | s3 %s%n", endpoints.bootstrapServers(), endpoints.registryUrl(), endpoints.s3Endpoint());
+            S3ObjectStore store = S3ObjectStore.connect(new Endpoints().withStack(endpoints).s3());
+            DatasetSpec spec = new DatasetSpec(DATASET, VERSION,
+                    List.of(TensorSpec.parse("image:float32:3x32x32"), TensorSpec.parse("label:int64")),
+                    "label", "quickstart", "synthetic 3x32x32 images with a class label", 0, false, Instant.now());
+            new DatasetCatalog(store).create(spec);
+            out.printf("created dataset %s/%s: image float32 [3, 32, 32], label int64%n", DATASET, VERSION);
+
+            try (AppProcess ingest = AppProcess.start("ingest-app", "io.shardflow.ingest.IngestApp",
+                         PipelineSettings.ingest(endpoints, shardSamples, 64L << 20, Duration.ofSeconds(2), workDir.resolve("ingest-state")),
+                         workDir.resolve("ingest"));
+                 AppProcess sink = AppProcess.start("shard-sink", "io.shardflow.sink.ShardSinkApp",
+                         PipelineSettings.sink(endpoints, workDir.resolve("sink-spool"), "quickstart-sink"), workDir.resolve("sink"));
+                 EdgePublisher publisher = EdgePublisher.create(endpoints.bootstrapServers(), endpoints.registryUrl(), "samples", Map.of())) {
+                out.printf("started ingest-app (pid %d) and shard-sink (pid %d); logs in %s%n", ingest.pid(), sink.pid(), workDir);
+                CommitLog log = new CommitLog(store, DATASET, VERSION, Clock.systemUTC());
+                SyntheticSamples synthetic = new SyntheticSamples(DATASET, VERSION, "edge-cam-1", 3, 32, 10, 1);
+                int perWave = Math.max(1, samples / waves);
+                long published = 0;
+                for (int wave = 1; wave <= waves; wave++) {
+                    int count = wave == waves ? (int) (samples - published) : perWave;
+                    PublishCommand.publish(publisher, synthetic, published, count);
+                    published += count;
+                    out.printf("wave %d: published %d samples (%d in all)%n", wave, count, published);
+                    awaitCommitted(log, published, out, List.of(ingest, sink));
+                }
+                Snapshot last = log.latest();
+                Path scratch = Files.createDirectories(workDir.resolve("verify"));
+                SnapshotVerifier.VerificationReport report = new SnapshotVerifier(store, scratch).verify(last);
+                long missing = 0;
+                for (long n = 0; n < published; n++) {
+                    if (!report.sampleIds().contains(synthetic.sampleId(n))) {
+                        missing++;
+                    }
+                }
+                boolean exact = report.ok() && missing == 0 && report.samples() == published;
+                out.printf("quickstart %s: dataset %s/%s grew to %s in %d s; %d/%d published samples committed, "
+                                + "%d missing, %d duplicated, %d checksum problems%n",
+                        exact ? "OK" : "FAILED", DATASET, VERSION, SnapshotSummary.of(last).line(),
+                        Duration.between(started, Instant.now()).toSeconds(), report.samples(), published, missing,
+                        report.duplicateIds().size(), report.problems().size());
+                report.problems().forEach(p -> out.println("  problem: " + p));
+                if (keepRunning && exact) {
+                    out.println("stack and services keep running; press Ctrl-C to stop");
+                    Thread.currentThread().join();
+                }
+                return exact ? 0 : 1;
+            }
+        }
+    }
+
+    /** Waits until the latest snapshot holds {@code expected} samples, printing each new snapshot. */
+    private static void awaitCommitted(CommitLog log, long expected, PrintWriter out, List<AppProcess> services) throws InterruptedException {
+        long deadline = System.nanoTime() + Duration.ofSeconds(120).toNanos();
+        long shown = -1;
+        while (true) {
+            Snapshot latest = log.latest();
+            if (latest.snapshotId() != shown) {
+                out.println("  " + SnapshotSummary.of(latest).line());
+                out.flush();
+                shown = latest.snapshotId();
+            }
+            if (latest.sampleCount() >= expected) {
+                return;
+            }
+            services.forEach(AppProcess::requireAlive);
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException("only " + latest.sampleCount() + " of " + expected
+                        + " samples were committed within 120 s; see the logs in the work dir");
+            }
+            Thread.sleep(500);
+        }
+    }
+
+    static void wipe(Path dir) throws IOException {
+        if (Files.exists(dir)) {
+            try (var walk = Files.walk(dir)) {
+                for (Path p : walk.sorted(java.util.Comparator.reverseOrder()).toList()) {
+                    Files.delete(p);
+                }
+            }
+        }
+        Files.createDirectories(dir);
+    }
+}

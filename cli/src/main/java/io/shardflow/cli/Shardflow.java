@@ -1,0 +1,30 @@
+package io.shardflow.cli;
+
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+
+/** {@code bin/shardflow}: the one entry point for people and scripts. */
+@Command(name = "shardflow", mixinStandardHelpOptions = true, version = "shardflow 0.1.0",
+        description = "Turn a Kafka stream of training samples into a versioned, growing HDF5 dataset in S3.",
+        subcommands = {QuickstartCommand.class, StackCommand.class, DatasetCommand.class, PublishCommand.class,
+                RunIngestCommand.class, RunSinkCommand.class, BenchCommand.class, CommandLine.HelpCommand.class})
+public final class Shardflow {
+
+    public static void main(String[] args) {
+        System.exit(commandLine().execute(args));
+    }
+
+    static CommandLine commandLine() {
+        CommandLine cli = new CommandLine(new Shardflow());
+        cli.setExecutionExceptionHandler((e, commandLine, parseResult) -> {
+            commandLine.getErr().println(commandLine.getColorScheme().errorText("shardflow: " + messageOf(e)));
+            return 1;
+        });
+        return cli;
+    }
+
+    private static String messageOf(Throwable e) {
+        String message = e.getMessage();
+        return message != null ? message : e.getClass().getSimpleName();
+    }
+}

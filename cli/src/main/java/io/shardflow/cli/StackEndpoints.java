@@ -1,0 +1,25 @@
+package io.shardflow.cli;
+
+import io.shardflow.stack.LocalStack;
+import io.shardflow.stack.StackState;
+import java.nio.file.Path;
+import java.util.Optional;
+
+/** The endpoints of a running stack, from the live object or from its state file. */
+public record StackEndpoints(String bootstrapServers, String registryUrl, String s3Endpoint, String s3AccessKey,
+                             String s3SecretKey, String bucket) {
+
+    public static StackEndpoints of(LocalStack stack) {
+        return new StackEndpoints(stack.bootstrapServers(), stack.registryUrl(), stack.s3Endpoint(), stack.s3AccessKey(),
+                stack.s3SecretKey(), stack.bucket());
+    }
+
+    static Optional<StackEndpoints> read(Path stackDir) {
+        return LocalStack.read(stackDir).map(StackEndpoints::of);
+    }
+
+    static StackEndpoints of(StackState state) {
+        return new StackEndpoints(state.bootstrapServers(), state.registryUrl(), state.s3Endpoint(), state.s3AccessKey(),
+                state.s3SecretKey(), state.bucket());
+    }
+}

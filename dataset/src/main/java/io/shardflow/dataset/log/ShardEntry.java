@@ -1,0 +1,65 @@
+package io.shardflow.dataset.log;
+
+import io.shardflow.dataset.layout.DatasetLayout;
+import io.shardflow.dataset.layout.ShardId;
+import java.util.Objects;
+import java.util.regex.Pattern;
+
+/**
+ * One shard as recorded in the commit log: where it is and what it must hash to. Readers trust
+ * these entries, never a bucket listing (invariant 4).
+ *
+ * @param bytes           object size in bytes
+ * @param sha256          lowercase hex SHA-256 of the object's bytes
+ * @param firstProducedAt smallest row {@code producedAt} (epoch ms) in the shard
+ * @param lastProducedAt  largest row {@code producedAt} (epoch ms) in the shard
+ */
+public record ShardEntry(
+        String shardId,
+        String objectKey,
+        int lane,
+        long sequence,
+        int sampleCount,
+        long bytes,
+        String sha256,
+        String specFingerprint,
+        long firstProducedAt,
+        long lastProducedAt) {
+
+    private static final Pattern SHA256 = Pattern.compile("[0-9a-f]{64}");
+
+    public ShardEntry {
+        Objects.requireNonNull(shardId, "shardId");
+        Objects.requireNonNull(objectKey, "objectKey");
+        Objects.requireNonNull(specFingerprint, "specFingerprint");
+        if (sha256 == null || !SHA256.matcher(sha256).matches()) {
+            throw new IllegalArgumentException("shard " + shardId + ": sha256 must be 64 lowercase hex digits, got " + sha256);
+        }
+        if (sampleCount < 1) {
+            throw new IllegalArgumentException("shard " + shardId + ": sampleCount must be >= 1, got " + sampleCount);
+        }
+        if (bytes < 1) {
+            throw new IllegalArgumentException("shard " + shardId + ": bytes must be >= 1, got " + bytes);
+        }
+        if (firstProducedAt > lastProducedAt) {
+            throw new IllegalArgumentException("shard " + shardId + ": firstProducedAt " + firstProducedAt
+                    + " is after lastProducedAt " + lastProducedAt);
+        }
+        ShardId parsed = ShardId.parse(shardId);
+        if (parsed.lane() != lane || parsed.sequence() != sequence) {
+            throw new IllegalArgumentException("shard " + shardId + ": lane " + lane + " / sequence " + sequence
+                    + " disagree with the id");
+        }
+    }
+
+    /** The entry for a shard written under its standard key ({@link DatasetLayout#shardKey}). */
+    public static ShardEntry of(ShardId id, int sampleCount, long bytes, String sha256, String specFingerprint,
+            long firstProducedAt, long lastProducedAt) {
+        return new ShardEntry(id.toString(), DatasetLayout.shardKey(id), id.lane(), id.sequence(), sampleCount, bytes,
+                sha256, specFingerprint, firstProducedAt, lastProducedAt);
+    }
+
+    public ShardId id() {
+        return ShardId.parse(shardId);
+    }
+}

@@ -1,0 +1,137 @@
+package io.shardflow.dataset.shard;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.jhdf.HdfFile;
+import io.jhdf.api.Attribute;
+import io.jhdf.api.Dataset;
+import io.jhdf.api.Group;
+import io.jhdf.api.Node;
+import io.shardflow.dataset.internal.Json;
+import io.shardflow.dataset.spec.DType;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Reads a shard file back into rows. The file is self-describing: tensor dtypes come from the
+ * {@code shardflow_dtype} attribute and shapes from the datasets, so no spec is needed.
+ */
+public final class ShardReader {
+
+    public ShardContents read(Path path) {
+        try (HdfFile file = new HdfFile(path)) {
+            long format = number(file, ShardFormat.ATTR_FORMAT, path);
+            if (format != ShardFormat.FORMAT_VERSION) {
+                throw new IllegalStateException("shard " + path + " has shardflow_format " + format
+                        + ", this reader understands only " + ShardFormat.FORMAT_VERSION);
+            }
+            int n = Math.toIntExact(number(file, ShardFormat.ATTR_SAMPLE_COUNT, path));
+            String[] sampleIds = strings(file, ShardFormat.DS_SAMPLE_ID, n, path);
+            String[] deviceIds = strings(file, ShardFormat.DS_DEVICE_ID, n, path);
+            String[] attributes = strings(file, ShardFormat.DS_ATTRIBUTES, n, path);
+            long[] producedAt = (long[]) dataset(file, ShardFormat.DS_PRODUCED_AT, path).getDataFlat();
+            requireLength(producedAt.length, n, ShardFormat.DS_PRODUCED_AT, path);
+
+            Map<String, byte[][]> tensorRows = new HashMap<>();
+            Node tensors = file.getChild(ShardFormat.GROUP_TENSORS);
+            if (!(tensors instanceof Group group)) {
+                throw new IllegalStateException("shard " + path + " has no '" + ShardFormat.GROUP_TENSORS + "' group");
+            }
+            for (Node node : group.getChildren().values()) {
+                if (node instanceof Dataset dataset) {
+                    tensorRows.put(node.getName(), readTensor(dataset, n, path));
+                }
+            }
+
+            List<SampleRow> rows = new ArrayList<>(n);
+            for (int i = 0; i < n; i++) {
+                Map<String, byte[]> rowTensors = new HashMap<>();
+                for (Map.Entry<String, byte[][]> e : tensorRows.entrySet()) {
+                    rowTensors.put(e.getKey(), e.getValue()[i]);
+                }
+                rows.add(new SampleRow(sampleIds[i], deviceIds[i], producedAt[i], rowTensors,
+                        parseAttributes(attributes[i], path)));
+            }
+            return new ShardContents(
+                    text(file, ShardFormat.ATTR_DATASET, path),
+                    text(file, ShardFormat.ATTR_VERSION, path),
+                    text(file, ShardFormat.ATTR_SHARD_ID, path),
+                    text(file, ShardFormat.ATTR_SPEC_FINGERPRINT, path),
+                    rows);
+        }
+    }
+
+    private static byte[][] readTensor(Dataset dataset, int n, Path path) {
+        Attribute dtypeAttr = dataset.getAttribute(ShardFormat.ATTR_DTYPE);
+        if (dtypeAttr == null) {
+            throw new IllegalStateException("shard " + path + " tensor '" + dataset.getName() + "' has no "
+                    + ShardFormat.ATTR_DTYPE + " attribute");
+        }
+        DType dtype = DType.parse(String.valueOf(dtypeAttr.getData()));
+        int[] dims = dataset.getDimensions();
+        if (dims.length == 0 || dims[0] != n) {
+            throw new IllegalStateException("shard " + path + " tensor '" + dataset.getName() + "' has "
+                    + (dims.length == 0 ? "no rows" : dims[0] + " rows") + ", expected " + n);
+        }
+        int perRow = 1;
+        for (int d = 1; d < dims.length; d++) {
+            perRow = Math.multiplyExact(perRow, dims[d]);
+        }
+        return TensorArrays.toRowBytes(dataset.getName(), dataset.getDataFlat(), dtype, n, perRow);
+    }
+
+    private static Dataset dataset(HdfFile file, String name, Path path) {
+        Node node = file.getChild(name);
+        if (!(node instanceof Dataset dataset)) {
+            throw new IllegalStateException("shard " + path + " has no dataset '" + name + "'");
+        }
+        return dataset;
+    }
+
+    private static String[] strings(HdfFile file, String name, int n, Path path) {
+        String[] values = (String[]) dataset(file, name, path).getDataFlat();
+        requireLength(values.length, n, name, path);
+        return values;
+    }
+
+    private static void requireLength(int actual, int expected, String name, Path path) {
+        if (actual != expected) {
+            throw new IllegalStateException("shard " + path + " dataset '" + name + "' has " + actual
+                    + " rows but sample_count is " + expected);
+        }
+    }
+
+    private static Attribute attribute(HdfFile file, String name, Path path) {
+        Attribute attribute = file.getAttribute(name);
+        if (attribute == null) {
+            throw new IllegalStateException("shard " + path + " has no root attribute '" + name + "'");
+        }
+        return attribute;
+    }
+
+    private static long number(HdfFile file, String name, Path path) {
+        Object data = attribute(file, name, path).getData();
+        if (!(data instanceof Number number)) {
+            throw new IllegalStateException("shard " + path + " root attribute '" + name + "' is not a number: " + data);
+        }
+        return number.longValue();
+    }
+
+    private static String text(HdfFile file, String name, Path path) {
+        return String.valueOf(attribute(file, name, path).getData());
+    }
+
+    private static Map<String, String> parseAttributes(String json, Path path) {
+        JsonNode node = Json.parseObject(json.getBytes(StandardCharsets.UTF_8),
+                "row attributes in shard " + path);
+        Map<String, String> out = new LinkedHashMap<>();
+        for (Map.Entry<String, JsonNode> e : node.properties()) {
+            out.put(e.getKey(), e.getValue().asText());
+        }
+        return out;
+    }
+}

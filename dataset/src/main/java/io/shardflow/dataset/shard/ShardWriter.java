@@ -1,0 +1,130 @@
+package io.shardflow.dataset.shard;
+
+import io.jhdf.HdfFile;
+import io.jhdf.WritableHdfFile;
+import io.jhdf.api.DatasetCreationOptions;
+import io.jhdf.api.WritableDataset;
+import io.jhdf.api.WritableGroup;
+import io.shardflow.dataset.internal.Json;
+import io.shardflow.dataset.layout.ShardId;
+import io.shardflow.dataset.spec.DatasetSpec;
+import io.shardflow.dataset.spec.TensorSpec;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Writes one shard file in the layout described by {@link ShardFormat}.
+ *
+ * <p>The output is a pure function of (spec, id, rows): no clock, host name or random value goes
+ * into the file, so writing the same rows again gives the same bytes and the same SHA-256. The
+ * sink relies on that to recognise a replayed shard (invariant 2). jHDF also writes its own
+ * version, OS name and CPU architecture into the file, so byte identity holds between machines of
+ * the same OS/architecture running the same jHDF version.
+ *
+ * <p>jHDF keeps the whole file in Java arrays until it is closed; shard size bounds memory.
+ */
+public final class ShardWriter {
+
+    private static final Logger log = LoggerFactory.getLogger(ShardWriter.class);
+
+    public void write(Path target, DatasetSpec spec, ShardId id, List<SampleRow> rows) {
+        validate(spec, id, rows);
+        try {
+            // jHDF opens the file without TRUNCATE_EXISTING: a shorter rewrite would keep the old tail.
+            Files.deleteIfExists(target);
+            Path parent = target.toAbsolutePath().getParent();
+            if (parent != null) {
+                Files.createDirectories(parent);
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot prepare shard file " + target, e);
+        }
+        long started = System.nanoTime();
+        try (WritableHdfFile file = HdfFile.write(target)) {
+            file.putAttribute(ShardFormat.ATTR_FORMAT, ShardFormat.FORMAT_VERSION);
+            file.putAttribute(ShardFormat.ATTR_DATASET, id.dataset());
+            file.putAttribute(ShardFormat.ATTR_VERSION, id.version());
+            file.putAttribute(ShardFormat.ATTR_SHARD_ID, id.toString());
+            file.putAttribute(ShardFormat.ATTR_SAMPLE_COUNT, (long) rows.size());
+            file.putAttribute(ShardFormat.ATTR_SPEC_FINGERPRINT, spec.fingerprint());
+
+            WritableGroup tensors = file.putGroup(ShardFormat.GROUP_TENSORS);
+            for (TensorSpec tensor : spec.tensors()) {
+                DatasetCreationOptions options = TensorArrays.writtenUnsigned(tensor.dtype())
+                        ? DatasetCreationOptions.builder().unsigned().build()
+                        : DatasetCreationOptions.DEFAULT;
+                WritableDataset dataset = tensors.putDataset(tensor.name(), TensorArrays.toHdfArray(tensor, rows), options);
+                dataset.putAttribute(ShardFormat.ATTR_DTYPE, tensor.dtype().numpyName());
+            }
+
+            int n = rows.size();
+            String[] sampleIds = new String[n];
+            String[] deviceIds = new String[n];
+            long[] producedAt = new long[n];
+            String[] attributes = new String[n];
+            for (int i = 0; i < n; i++) {
+                SampleRow row = rows.get(i);
+                sampleIds[i] = row.sampleId();
+                deviceIds[i] = row.deviceId();
+                producedAt[i] = row.producedAtMillis();
+                attributes[i] = Json.compact(new TreeMap<>(row.attributes()));
+            }
+            file.putDataset(ShardFormat.DS_SAMPLE_ID, sampleIds);
+            file.putDataset(ShardFormat.DS_DEVICE_ID, deviceIds);
+            file.putDataset(ShardFormat.DS_PRODUCED_AT, producedAt);
+            file.putDataset(ShardFormat.DS_ATTRIBUTES, attributes);
+        }
+        log.debug("Wrote shard {} with {} rows to {} in {} ms", id, rows.size(), target,
+                (System.nanoTime() - started) / 1_000_000);
+    }
+
+    private static void validate(DatasetSpec spec, ShardId id, List<SampleRow> rows) {
+        if (!spec.name().equals(id.dataset()) || !spec.version().equals(id.version())) {
+            throw new IllegalArgumentException("shard " + id + " does not belong to dataset "
+                    + spec.name() + "/" + spec.version());
+        }
+        if (rows.isEmpty()) {
+            // jHDF cannot size a fixed-length string dataset with no strings, and an empty shard has no use.
+            throw new IllegalArgumentException("shard " + id + " has no rows");
+        }
+        for (SampleRow row : rows) {
+            // HDF5 fixed-length strings are NUL-terminated: a NUL inside an id would silently cut it.
+            requireNoNul(id, row.sampleId(), "sampleId", row.sampleId());
+            requireNoNul(id, row.sampleId(), "deviceId", row.deviceId());
+            for (TensorSpec tensor : spec.tensors()) {
+                byte[] bytes = row.tensors().get(tensor.name());
+                if (bytes == null) {
+                    throw new IllegalArgumentException("shard " + id + ": sample '" + row.sampleId()
+                            + "' has no tensor '" + tensor.name() + "'");
+                }
+                if (bytes.length != tensor.byteLength()) {
+                    throw new IllegalArgumentException("shard " + id + ": sample '" + row.sampleId() + "' tensor '"
+                            + tensor.name() + "' has " + bytes.length + " bytes, " + tensor.dtype().numpyName()
+                            + " " + tensor.shape() + " needs " + tensor.byteLength());
+                }
+            }
+            if (row.tensors().size() != spec.tensors().size()) {
+                for (Map.Entry<String, byte[]> e : row.tensors().entrySet()) {
+                    if (spec.tensor(e.getKey()).isEmpty()) {
+                        throw new IllegalArgumentException("shard " + id + ": sample '" + row.sampleId()
+                                + "' has tensor '" + e.getKey() + "' which is not in the spec");
+                    }
+                }
+            }
+        }
+    }
+
+    private static void requireNoNul(ShardId id, String sampleId, String field, String value) {
+        if (value.indexOf('\0') >= 0) {
+            throw new IllegalArgumentException("shard " + id + ": sample '" + sampleId + "' has a NUL character in "
+                    + field + ", which HDF5 fixed-length strings cannot hold");
+        }
+    }
+}

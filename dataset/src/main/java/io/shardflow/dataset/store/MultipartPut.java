@@ -1,0 +1,122 @@
+package io.shardflow.dataset.store;
+
+import io.minio.messages.Part;
+import java.io.IOException;
+import java.io.RandomAccessFile;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Create-only multipart upload: CreateMultipartUpload, UploadPart in fixed-size parts, then
+ * CompleteMultipartUpload with {@code If-None-Match: *}. The condition is checked by the server
+ * on Complete, which is the moment the object appears; a condition on Create alone would let two
+ * racing uploads both succeed and the later one overwrite.
+ *
+ * <p>Any failure aborts the upload so no parts linger (and cost storage). Parts go up one at a
+ * time from the file, keeping memory at one part buffer at most.
+ */
+final class MultipartPut {
+
+    private static final Logger log = LoggerFactory.getLogger(MultipartPut.class);
+    private static final Map<String, String> CONTENT_TYPE = Map.of("Content-Type", "application/octet-stream");
+    private static final Map<String, String> CREATE_ONLY = Map.of("If-None-Match", "*");
+
+    /** Uploads one part: bytes {@code [offset, offset + length)} of the source as part {@code partNumber}. */
+    @FunctionalInterface
+    private interface PartUploader {
+        String upload(String uploadId, int partNumber, long offset, long length) throws S3Errors.Failure, IOException;
+    }
+
+    private final S3ObjectStore store;
+    private final MinioLowLevel s3;
+    private final String bucket;
+    private final String region;
+    private final long partSize;
+    private final boolean skipIfPresent;
+
+    /**
+     * @param skipIfPresent HEAD first and skip the upload if the key exists; false only in tests
+     *                      that need the conditional Complete itself to refuse
+     */
+    MultipartPut(S3ObjectStore store, MinioLowLevel s3, String bucket, String region, long partSize,
+            boolean skipIfPresent) {
+        this.store = store;
+        this.s3 = s3;
+        this.bucket = bucket;
+        this.region = region;
+        this.partSize = partSize;
+        this.skipIfPresent = skipIfPresent;
+    }
+
+    PutOutcome put(String key, Path file, long size) {
+        try (RandomAccessFile in = new RandomAccessFile(file.toFile(), "r")) {
+            return upload(key, size, (uploadId, partNumber, offset, length) -> {
+                // minio reads the part from the file's current position; position it explicitly.
+                in.seek(offset);
+                return S3Errors.await(() -> s3.uploadPart(bucket, region, key, uploadId, partNumber, in, length)).etag();
+            });
+        } catch (IOException e) {
+            throw new ObjectStoreException("putIfAbsent", key, "cannot read " + file + ": " + e.getMessage(), e);
+        }
+    }
+
+    PutOutcome put(String key, byte[] bytes) {
+        return upload(key, bytes.length, (uploadId, partNumber, offset, length) -> {
+            byte[] part = Arrays.copyOfRange(bytes, (int) offset, (int) (offset + length));
+            return S3Errors.await(() -> s3.uploadPart(bucket, region, key, uploadId, partNumber, part, length)).etag();
+        });
+    }
+
+    private PutOutcome upload(String key, long size, PartUploader uploader) {
+        // A replayed shard is usually already there: a HEAD spares re-sending it. The conditional
+        // Complete below still decides if the object appears between this check and the end.
+        if (skipIfPresent && store.head(key).isPresent()) {
+            log.debug("{} already exists, multipart upload skipped", key);
+            return PutOutcome.ALREADY_EXISTS;
+        }
+        String uploadId;
+        try {
+            uploadId = S3Errors.await(() -> s3.createMultipart(bucket, region, key, CONTENT_TYPE)).result().uploadId();
+        } catch (S3Errors.Failure f) {
+            throw f.wrap("putIfAbsent (create multipart upload)", key);
+        }
+        try {
+            List<Part> parts = new ArrayList<>();
+            for (long offset = 0; offset < size; offset += partSize) {
+                int partNumber = parts.size() + 1;
+                long length = Math.min(partSize, size - offset);
+                parts.add(new Part(partNumber, uploader.upload(uploadId, partNumber, offset, length)));
+            }
+            Part[] partArray = parts.toArray(new Part[0]);
+            try {
+                S3Errors.await(() -> s3.completeMultipart(bucket, region, key, uploadId, partArray, CREATE_ONLY));
+            } catch (S3Errors.Failure f) {
+                abort(key, uploadId);
+                return store.existingOrThrow("putIfAbsent (complete multipart upload)", key, f);
+            }
+            log.debug("Created {} ({} bytes in {} parts)", key, size, parts.size());
+            return PutOutcome.CREATED;
+        } catch (S3Errors.Failure f) {
+            abort(key, uploadId);
+            throw f.wrap("putIfAbsent (upload part)", key);
+        } catch (IOException | RuntimeException e) {
+            abort(key, uploadId);
+            throw e instanceof ObjectStoreException ose ? ose
+                    : new ObjectStoreException("putIfAbsent (upload part)", key, e.toString(), e);
+        }
+    }
+
+    private void abort(String key, String uploadId) {
+        try {
+            S3Errors.await(() -> s3.abortMultipart(bucket, region, key, uploadId));
+        } catch (S3Errors.Failure f) {
+            // The original failure matters more; a lingering upload is cleaned by a bucket lifecycle rule.
+            log.warn("Could not abort multipart upload {} of {}: {}", uploadId, key, S3Errors.describe(f.reason()));
+        }
+    }
+}

@@ -1,0 +1,43 @@
+package io.shardflow.dataset.store;
+
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * The few object-store operations shardflow needs. Writes are create-only (invariant 3): nothing
+ * is ever overwritten or deleted through this interface.
+ *
+ * <p>All methods throw {@link ObjectStoreException} (unchecked) on failure.
+ */
+public interface ObjectStore {
+
+    /** Creates {@code key} from the file's bytes unless it already exists. */
+    PutOutcome putIfAbsent(String key, Path file);
+
+    /** Creates {@code key} with these bytes unless it already exists. */
+    PutOutcome putIfAbsent(String key, byte[] bytes);
+
+    /** The object's bytes, or empty if there is no such object. Meant for small objects (specs, commit entries). */
+    Optional<byte[]> get(String key);
+
+    /** Streams the object to {@code target}, replacing it. Throws {@link ObjectNotFoundException} if missing. */
+    void download(String key, Path target);
+
+    Optional<ObjectInfo> head(String key);
+
+    /**
+     * Keys under {@code prefix} in lexical order, strictly after {@code startAfter} (null: from the
+     * start), at most {@code maxKeys} of them. Fewer than {@code maxKeys} means the listing is done.
+     */
+    List<String> list(String prefix, String startAfter, int maxKeys);
+
+    /**
+     * The immediate "sub-directories" of {@code prefix} (delimiter '/'), as full prefixes ending in
+     * '/', e.g. {@code datasets/mnist/}. For the catalog only: the data path never lists.
+     */
+    List<String> listPrefixes(String prefix);
+
+    /** Creates the bucket if it does not exist. */
+    void ensureBucket();
+}

@@ -1,0 +1,55 @@
+package io.shardflow.dataset.store;
+
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Optional;
+
+/** Forwards every call; tests override single methods to simulate races, lost responses and outages. */
+public class ForwardingObjectStore implements ObjectStore {
+
+    protected final ObjectStore delegate;
+
+    public ForwardingObjectStore(ObjectStore delegate) {
+        this.delegate = delegate;
+    }
+
+    @Override
+    public PutOutcome putIfAbsent(String key, Path file) {
+        return delegate.putIfAbsent(key, file);
+    }
+
+    @Override
+    public PutOutcome putIfAbsent(String key, byte[] bytes) {
+        return delegate.putIfAbsent(key, bytes);
+    }
+
+    @Override
+    public Optional<byte[]> get(String key) {
+        return delegate.get(key);
+    }
+
+    @Override
+    public void download(String key, Path target) {
+        delegate.download(key, target);
+    }
+
+    @Override
+    public Optional<ObjectInfo> head(String key) {
+        return delegate.head(key);
+    }
+
+    @Override
+    public List<String> list(String prefix, String startAfter, int maxKeys) {
+        return delegate.list(prefix, startAfter, maxKeys);
+    }
+
+    @Override
+    public List<String> listPrefixes(String prefix) {
+        return delegate.listPrefixes(prefix);
+    }
+
+    @Override
+    public void ensureBucket() {
+        delegate.ensureBucket();
+    }
+}

@@ -1,0 +1,122 @@
+package io.shardflow.edge;
+
+import io.shardflow.schemas.DType;
+import io.shardflow.schemas.Sample;
+import io.shardflow.schemas.Tensor;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Builds a {@link Sample} from plain Java arrays, packing each tensor as little-endian C-order bytes
+ * and checking that the element count matches the shape, so a device finds its own mistakes before
+ * ingest-app has to dead-letter them.
+ */
+public final class SampleBuilder {
+
+    private final String dataset;
+    private final String version;
+    private String sampleId;
+    private String deviceId;
+    private Instant producedAt;
+    private final List<Tensor> tensors = new ArrayList<>();
+    private final Map<String, String> attributes = new HashMap<>();
+
+    private SampleBuilder(String dataset, String version) {
+        this.dataset = dataset;
+        this.version = version;
+    }
+
+    public static SampleBuilder forDataset(String dataset, String version) {
+        return new SampleBuilder(dataset, version);
+    }
+
+    public SampleBuilder id(String sampleId) {
+        this.sampleId = sampleId;
+        return this;
+    }
+
+    public SampleBuilder device(String deviceId) {
+        this.deviceId = deviceId;
+        return this;
+    }
+
+    public SampleBuilder producedAt(Instant producedAt) {
+        this.producedAt = producedAt;
+        return this;
+    }
+
+    public SampleBuilder attribute(String key, String value) {
+        attributes.put(key, value);
+        return this;
+    }
+
+    public SampleBuilder float32(String name, float[] values, int... shape) {
+        ByteBuffer buffer = allocate(values.length, 4, shape, name);
+        buffer.asFloatBuffer().put(values);
+        return add(name, DType.FLOAT32, shape, buffer);
+    }
+
+    public SampleBuilder float64(String name, double[] values, int... shape) {
+        ByteBuffer buffer = allocate(values.length, 8, shape, name);
+        buffer.asDoubleBuffer().put(values);
+        return add(name, DType.FLOAT64, shape, buffer);
+    }
+
+    public SampleBuilder int64(String name, long[] values, int... shape) {
+        ByteBuffer buffer = allocate(values.length, 8, shape, name);
+        buffer.asLongBuffer().put(values);
+        return add(name, DType.INT64, shape, buffer);
+    }
+
+    public SampleBuilder int32(String name, int[] values, int... shape) {
+        ByteBuffer buffer = allocate(values.length, 4, shape, name);
+        buffer.asIntBuffer().put(values);
+        return add(name, DType.INT32, shape, buffer);
+    }
+
+    public SampleBuilder uint8(String name, byte[] values, int... shape) {
+        ByteBuffer buffer = allocate(values.length, 1, shape, name);
+        buffer.put(values).flip();
+        return add(name, DType.UINT8, shape, buffer);
+    }
+
+    /** A tensor from bytes already packed little-endian in C order. */
+    public SampleBuilder raw(String name, DType dtype, byte[] littleEndian, int... shape) {
+        return add(name, dtype, shape, ByteBuffer.wrap(littleEndian.clone()));
+    }
+
+    public Sample build() {
+        if (sampleId == null || deviceId == null) {
+            throw new IllegalStateException("a sample needs an id and a device id");
+        }
+        return Sample.newBuilder()
+                .setDataset(dataset).setVersion(version).setSampleId(sampleId).setDeviceId(deviceId)
+                .setProducedAt(producedAt != null ? producedAt : Instant.now())
+                .setTensors(List.copyOf(tensors)).setAttributes(Map.copyOf(attributes))
+                .build();
+    }
+
+    private SampleBuilder add(String name, DType dtype, int[] shape, ByteBuffer data) {
+        List<Integer> dims = Arrays.stream(shape).boxed().toList();
+        tensors.add(new Tensor(name, dtype, dims, data.position(0)));
+        return this;
+    }
+
+    private static ByteBuffer allocate(int elements, int itemSize, int[] shape, String name) {
+        long expected = 1;
+        for (int dim : shape) {
+            expected *= dim;
+        }
+        if (expected != elements) {
+            throw new IllegalArgumentException("tensor '" + name + "' has " + elements + " values but shape "
+                    + Arrays.toString(shape) + " needs " + expected);
+        }
+        return ByteBuffer.allocate(elements * itemSize).order(ByteOrder.LITTLE_ENDIAN);
+    }
+}

@@ -1,0 +1,141 @@
+package io.shardflow.ingest;
+
+import io.apicurio.registry.serde.avro.AvroKafkaDeserializer;
+import io.apicurio.registry.serde.avro.AvroSerdeConfig;
+import io.apicurio.registry.serde.config.SerdeConfig;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.shardflow.app.ConfigFiles;
+import io.shardflow.app.MetricsEndpoint;
+import io.shardflow.app.ProcessLauncher;
+import io.shardflow.app.S3Config;
+import io.shardflow.app.StartupChecks;
+import io.shardflow.dataset.catalog.DatasetCatalog;
+import io.shardflow.dataset.store.ObjectStore;
+import io.shardflow.dataset.store.S3ObjectStore;
+import io.shardflow.ingest.config.IngestConfig;
+import io.shardflow.ingest.spec.CatalogSpecSource;
+import io.shardflow.ingest.topology.IngestMetrics;
+import io.shardflow.ingest.topology.IngestTopology;
+import io.shardflow.ingest.validate.RegistryUnavailableException;
+import io.shardflow.ingest.validate.SampleDecoder;
+import io.shardflow.ingest.validate.SampleValidator;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import org.apache.kafka.common.serialization.Deserializer;
+import org.apache.kafka.streams.KafkaStreams;
+import org.apache.kafka.streams.errors.StreamsUncaughtExceptionHandler.StreamThreadExceptionResponse;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/** The ingest-app process: {@code IngestApp [config.properties]}, settings also from SHARDFLOW_* env. */
+public final class IngestApp implements ProcessLauncher.RunningProcess {
+
+    private static final Logger LOG = LoggerFactory.getLogger(IngestApp.class);
+
+    private final KafkaStreams streams;
+    private final MetricsEndpoint metricsEndpoint;
+    private final CountDownLatch stopped = new CountDownLatch(1);
+    private volatile int exitCode;
+
+    private IngestApp(KafkaStreams streams, MetricsEndpoint metricsEndpoint) {
+        this.streams = streams;
+        this.metricsEndpoint = metricsEndpoint;
+    }
+
+    public static void main(String[] args) {
+        Path file = args.length > 0 ? Path.of(args[0]) : null;
+        System.exit(ProcessLauncher.run("ingest-app", () -> start(ConfigFiles.load(file, System.getenv(), Map.of()))));
+    }
+
+    /** Validates the config, checks every dependency is reachable, then starts the streams app. */
+    public static IngestApp start(Map<String, Object> settings) {
+        IngestConfig config = new IngestConfig(settings);
+        StartupChecks checks = new StartupChecks(Duration.ofSeconds(10));
+        ObjectStore store = S3ObjectStore.connect(config.s3());
+        checks.objectStore(store, config.s3().endpoint(), S3Config.ENDPOINT);
+        checks.kafka(String.join(",", config.getList(IngestConfig.BOOTSTRAP_SERVERS)), IngestConfig.BOOTSTRAP_SERVERS);
+        String registryUrl = config.getString(IngestConfig.REGISTRY_URL);
+        checks.registry(registryUrl, IngestConfig.REGISTRY_URL);
+
+        int metricsPort = config.getInt(IngestConfig.METRICS_PORT);
+        MetricsEndpoint endpoint = metricsPort >= 0 ? MetricsEndpoint.start("127.0.0.1", metricsPort) : null;
+        MeterRegistry meters = endpoint != null ? endpoint.registry() : new SimpleMeterRegistry();
+
+        SampleValidator validator = new SampleValidator(
+                new CatalogSpecSource(new DatasetCatalog(store), Clock.systemUTC(), Duration.ofSeconds(10)),
+                config.getLong(IngestConfig.SAMPLE_MAX_BYTES));
+        IngestTopology.Settings topologySettings = new IngestTopology.Settings(config.topics(), config.sealLimits(),
+                config.dedupeWindow(), config.sealTick());
+        var topology = IngestTopology.build(topologySettings, () -> new SampleDecoder(deserializer(registryUrl)), validator,
+                new IngestMetrics(meters));
+
+        KafkaStreams streams = new KafkaStreams(topology, config.streamsProperties());
+        IngestApp app = new IngestApp(streams, endpoint);
+        streams.setUncaughtExceptionHandler(app::onStreamFailure);
+        streams.setStateListener((now, before) -> {
+            LOG.info("ingest-app state {} -> {}", before, now);
+            if (now == KafkaStreams.State.NOT_RUNNING || now == KafkaStreams.State.ERROR) {
+                app.stopped.countDown();
+            }
+        });
+        streams.start();
+        LOG.info("ingest-app started: {} -> {} (dlq {}), seal policy {}", config.topics().samples(),
+                config.topics().assignments(), config.topics().deadLetters(), config.sealLimits());
+        return app;
+    }
+
+    static Deserializer<Object> deserializer(String registryUrl) {
+        AvroKafkaDeserializer<Object> deserializer = new AvroKafkaDeserializer<>();
+        deserializer.configure(Map.of(SerdeConfig.REGISTRY_URL, registryUrl,
+                AvroSerdeConfig.USE_SPECIFIC_AVRO_READER, true), false);
+        return deserializer;
+    }
+
+    /**
+     * A dependency outage (registry, object store) fails the task; the thread is replaced and resumes
+     * from the last committed transaction, so nothing is lost or doubled. Anything else is a bug and
+     * stops the client rather than spinning.
+     */
+    private StreamThreadExceptionResponse onStreamFailure(Throwable failure) {
+        Throwable cause = failure.getCause() != null ? failure.getCause() : failure;
+        if (cause instanceof RegistryUnavailableException || cause instanceof io.shardflow.dataset.store.ObjectStoreException) {
+            LOG.warn("dependency unavailable, replacing stream thread: {}", cause.getMessage());
+            sleepQuietly(Duration.ofSeconds(1));
+            return StreamThreadExceptionResponse.REPLACE_THREAD;
+        }
+        LOG.error("ingest-app failed", failure);
+        exitCode = 1;
+        return StreamThreadExceptionResponse.SHUTDOWN_CLIENT;
+    }
+
+    private static void sleepQuietly(Duration duration) {
+        try {
+            Thread.sleep(duration.toMillis());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    public KafkaStreams streams() {
+        return streams;
+    }
+
+    @Override
+    public int awaitTermination() throws InterruptedException {
+        stopped.await();
+        return exitCode;
+    }
+
+    @Override
+    public void close() {
+        streams.close(Duration.ofSeconds(30));
+        if (metricsEndpoint != null) {
+            metricsEndpoint.close();
+        }
+        stopped.countDown();
+    }
+}

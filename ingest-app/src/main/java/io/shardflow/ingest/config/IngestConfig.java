@@ -1,0 +1,107 @@
+package io.shardflow.ingest.config;
+
+import io.shardflow.app.S3Config;
+import io.shardflow.dataset.store.S3Settings;
+import io.shardflow.ingest.seal.SealLimits;
+import io.shardflow.ingest.topology.IngestTopology;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Properties;
+import org.apache.kafka.common.config.AbstractConfig;
+import org.apache.kafka.common.config.ConfigDef;
+import org.apache.kafka.common.config.ConfigDef.Importance;
+import org.apache.kafka.common.config.ConfigDef.Range;
+import org.apache.kafka.common.config.ConfigDef.Type;
+import org.apache.kafka.streams.StreamsConfig;
+
+/**
+ * ingest-app settings, validated by Kafka's {@link ConfigDef} when the process starts, so a missing
+ * or malformed setting stops it with a message that names the key. Keys prefixed {@code kafka.} are
+ * handed to Kafka Streams as they are (without the prefix).
+ */
+public final class IngestConfig extends AbstractConfig {
+
+    public static final String BOOTSTRAP_SERVERS = "bootstrap.servers";
+    public static final String APPLICATION_ID = "application.id";
+    public static final String REGISTRY_URL = "registry.url";
+    public static final String TOPIC_SAMPLES = "topic.samples";
+    public static final String TOPIC_ASSIGNMENTS = "topic.assignments";
+    public static final String TOPIC_DLQ = "topic.dlq";
+    public static final String SHARD_MAX_SAMPLES = "shard.max.samples";
+    public static final String SHARD_MAX_BYTES = "shard.max.bytes";
+    public static final String SHARD_MAX_AGE_MS = "shard.max.age.ms";
+    public static final String DEDUPE_WINDOW_MS = "dedupe.window.ms";
+    public static final String SEAL_TICK_MS = "seal.tick.ms";
+    public static final String SAMPLE_MAX_BYTES = "sample.max.bytes";
+    public static final String STATE_DIR = "state.dir";
+    public static final String METRICS_PORT = "metrics.port";
+    public static final String KAFKA_PREFIX = "kafka.";
+
+    public static final ConfigDef DEFINITION = new ConfigDef()
+            .define(BOOTSTRAP_SERVERS, Type.LIST, ConfigDef.NO_DEFAULT_VALUE, new ConfigDef.NonEmptyString(), Importance.HIGH,
+                    "Kafka bootstrap servers, host:port[,host:port]")
+            .define(APPLICATION_ID, Type.STRING, "shardflow-ingest", new ConfigDef.NonEmptyString(), Importance.HIGH,
+                    "Kafka Streams application id; instances with the same id share the work")
+            .define(REGISTRY_URL, Type.STRING, ConfigDef.NO_DEFAULT_VALUE, new ConfigDef.NonEmptyString(), Importance.HIGH,
+                    "Apicurio Registry v3 API URL, e.g. http://127.0.0.1:8080/apis/registry/v3")
+            .define(TOPIC_SAMPLES, Type.STRING, "samples", new ConfigDef.NonEmptyString(), Importance.MEDIUM, "input topic")
+            .define(TOPIC_ASSIGNMENTS, Type.STRING, "shard-assignments", new ConfigDef.NonEmptyString(), Importance.MEDIUM,
+                    "output topic read by shard-sink")
+            .define(TOPIC_DLQ, Type.STRING, "samples-dlq", new ConfigDef.NonEmptyString(), Importance.MEDIUM, "dead-letter topic")
+            .define(SHARD_MAX_SAMPLES, Type.INT, 1000, Range.atLeast(1), Importance.HIGH, "seal a shard at this many samples")
+            .define(SHARD_MAX_BYTES, Type.LONG, 64L << 20, Range.atLeast(1), Importance.HIGH,
+                    "seal a shard before its tensor payload would exceed this many bytes")
+            .define(SHARD_MAX_AGE_MS, Type.LONG, 60_000L, Range.atLeast(1), Importance.HIGH,
+                    "seal a shard this long after its first sample, even if the stream went quiet")
+            .define(DEDUPE_WINDOW_MS, Type.LONG, 3_600_000L, Range.atLeast(1), Importance.MEDIUM,
+                    "a sampleId seen again within this window of record time is a duplicate")
+            .define(SEAL_TICK_MS, Type.LONG, 1_000L, Range.between(10, 60_000), Importance.LOW,
+                    "how often open shards are checked for age")
+            .define(SAMPLE_MAX_BYTES, Type.LONG, 16L << 20, Range.atLeast(1), Importance.MEDIUM,
+                    "largest tensor payload accepted for one sample")
+            .define(STATE_DIR, Type.STRING, System.getProperty("java.io.tmpdir") + "/shardflow-ingest", Importance.MEDIUM,
+                    "Kafka Streams state directory")
+            .define(METRICS_PORT, Type.INT, -1, Range.atLeast(-1), Importance.LOW,
+                    "port of the Prometheus /metrics endpoint on 127.0.0.1; -1 disables it, 0 picks a free port");
+
+    static {
+        S3Config.define(DEFINITION);
+    }
+
+    public IngestConfig(Map<?, ?> settings) {
+        super(DEFINITION, settings);
+    }
+
+    public SealLimits sealLimits() {
+        return new SealLimits(getInt(SHARD_MAX_SAMPLES), getLong(SHARD_MAX_BYTES), Duration.ofMillis(getLong(SHARD_MAX_AGE_MS)));
+    }
+
+    public IngestTopology.Topics topics() {
+        return new IngestTopology.Topics(getString(TOPIC_SAMPLES), getString(TOPIC_ASSIGNMENTS), getString(TOPIC_DLQ));
+    }
+
+    public Duration dedupeWindow() {
+        return Duration.ofMillis(getLong(DEDUPE_WINDOW_MS));
+    }
+
+    public Duration sealTick() {
+        return Duration.ofMillis(getLong(SEAL_TICK_MS));
+    }
+
+    public S3Settings s3() {
+        return S3Config.settings(this);
+    }
+
+    /** Kafka Streams properties: exactly-once v2 always, our settings, then any {@code kafka.*} overrides. */
+    public Properties streamsProperties() {
+        Properties props = new Properties();
+        props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, String.join(",", getList(BOOTSTRAP_SERVERS)));
+        props.put(StreamsConfig.APPLICATION_ID_CONFIG, getString(APPLICATION_ID));
+        props.put(StreamsConfig.STATE_DIR_CONFIG, getString(STATE_DIR));
+        props.put(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, 200);
+        props.putAll(originalsWithPrefix(KAFKA_PREFIX));
+        // Not overridable: the shard sequence and the seal markers are only correct under EOS.
+        props.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.EXACTLY_ONCE_V2);
+        return props;
+    }
+}

@@ -1,0 +1,162 @@
+package io.shardflow.ingest.topology;
+
+import io.shardflow.dataset.layout.ShardId;
+import io.shardflow.ingest.dedupe.DuplicateFilter;
+import io.shardflow.ingest.lane.LaneState;
+import io.shardflow.ingest.seal.SealPolicy;
+import io.shardflow.ingest.validate.DecodedSample;
+import io.shardflow.ingest.validate.RejectReason;
+import io.shardflow.ingest.validate.Rejection;
+import io.shardflow.ingest.validate.SampleDecoder;
+import io.shardflow.ingest.validate.SampleValidator;
+import io.shardflow.schemas.Sample;
+import io.shardflow.schemas.internal.SampleAssigned;
+import io.shardflow.schemas.internal.SealReason;
+import io.shardflow.schemas.internal.ShardEvent;
+import io.shardflow.schemas.internal.ShardEventCodec;
+import io.shardflow.schemas.internal.ShardSealed;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import org.apache.kafka.common.header.internals.RecordHeaders;
+import org.apache.kafka.streams.KeyValue;
+import org.apache.kafka.streams.processor.PunctuationType;
+import org.apache.kafka.streams.processor.api.Processor;
+import org.apache.kafka.streams.processor.api.ProcessorContext;
+import org.apache.kafka.streams.processor.api.Record;
+import org.apache.kafka.streams.state.KeyValueIterator;
+import org.apache.kafka.streams.state.KeyValueStore;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The whole ingest path for one input partition: decode, validate, drop duplicates, then put the
+ * sample in its lane's open shard and seal shards as the policy says. Every input record leaves
+ * exactly one trace: an assignment on the shard-assignments topic or a dead letter.
+ */
+final class IngestProcessor implements Processor<byte[], byte[], byte[], byte[]> {
+
+    private static final Logger LOG = LoggerFactory.getLogger(IngestProcessor.class);
+
+    private final SampleDecoder decoder;
+    private final SampleValidator validator;
+    private final SealPolicy sealPolicy;
+    private final IngestMetrics metrics;
+    private final Duration dedupeWindow;
+    private final Duration tickInterval;
+
+    private ProcessorContext<byte[], byte[]> context;
+    private KeyValueStore<String, LaneState> lanes;
+    private DuplicateFilter duplicates;
+
+    IngestProcessor(SampleDecoder decoder, SampleValidator validator, SealPolicy sealPolicy, IngestMetrics metrics,
+                    Duration dedupeWindow, Duration tickInterval) {
+        this.decoder = decoder;
+        this.validator = validator;
+        this.sealPolicy = sealPolicy;
+        this.metrics = metrics;
+        this.dedupeWindow = dedupeWindow;
+        this.tickInterval = tickInterval;
+    }
+
+    @Override
+    public void init(ProcessorContext<byte[], byte[]> context) {
+        this.context = context;
+        this.lanes = context.getStateStore(IngestTopology.LANE_STORE);
+        this.duplicates = new DuplicateFilter(context.getStateStore(IngestTopology.DEDUPE_STORE), dedupeWindow);
+        context.schedule(tickInterval, PunctuationType.WALL_CLOCK_TIME, this::sealAgedShards);
+    }
+
+    @Override
+    public void process(Record<byte[], byte[]> record) {
+        String topic = context.recordMetadata().map(m -> m.topic()).orElse("");
+        DecodedSample decoded = decoder.decode(topic, record.headers(), record.value());
+        if (decoded.isRejected()) {
+            reject(record, decoded.rejection());
+            return;
+        }
+        Sample sample = decoded.sample();
+        SampleValidator.Validated validated = validator.validate(sample);
+        if (validated.isRejected()) {
+            reject(record, validated.rejection());
+            return;
+        }
+        if (duplicates.isDuplicate(sample.getDataset(), sample.getVersion(), sample.getSampleId(), record.timestamp())) {
+            reject(record, Rejection.of(RejectReason.DUPLICATE_SAMPLE_ID,
+                    "sampleId '%s' was already accepted within the last %s", sample.getSampleId(), dedupeWindow));
+            return;
+        }
+        assign(sample, validated, record.timestamp());
+    }
+
+    private void assign(Sample sample, SampleValidator.Validated validated, long timestamp) {
+        String laneKey = laneKey(sample.getDataset(), sample.getVersion());
+        LaneState lane = Optional.ofNullable(lanes.get(laneKey)).orElseGet(LaneState::fresh);
+        long now = context.currentSystemTimeMs();
+        String fingerprint = validated.spec().fingerprint();
+
+        Optional<SealReason> sealFirst = sealPolicy.sealBeforeAdding(lane.progress(), validated.payloadBytes());
+        if (lane.hasOpenShard() && sealFirst.isPresent()) {
+            lane = seal(sample.getDataset(), sample.getVersion(), lane, sealFirst.get(), timestamp);
+        }
+        int index = lane.sampleCount();
+        lane = lane.add(validated.payloadBytes(), now, fingerprint);
+        ShardEvent event = new ShardEvent(sample.getDataset(), sample.getVersion(), lane(), lane.sequence(),
+                new SampleAssigned(index, sample));
+        forward(event, timestamp, IngestTopology.ASSIGNMENTS_SINK);
+        metrics.accepted(validated.payloadBytes());
+
+        Optional<SealReason> sealAfter = sealPolicy.sealAfterAdding(lane.progress());
+        if (sealAfter.isPresent()) {
+            lane = seal(sample.getDataset(), sample.getVersion(), lane, sealAfter.get(), timestamp);
+        }
+        lanes.put(laneKey, lane);
+    }
+
+    private void sealAgedShards(long now) {
+        List<KeyValue<String, LaneState>> aged = new ArrayList<>();
+        try (KeyValueIterator<String, LaneState> all = lanes.all()) {
+            all.forEachRemaining(entry -> {
+                if (entry.value.hasOpenShard() && sealPolicy.sealOnTick(entry.value.progress(), now).isPresent()) {
+                    aged.add(entry);
+                }
+            });
+        }
+        for (KeyValue<String, LaneState> entry : aged) {
+            String[] datasetVersion = entry.key.split("\u0000", 2);
+            lanes.put(entry.key, seal(datasetVersion[0], datasetVersion[1], entry.value, SealReason.AGE, now));
+        }
+    }
+
+    private LaneState seal(String dataset, String version, LaneState lane, SealReason reason, long timestamp) {
+        ShardEvent marker = new ShardEvent(dataset, version, lane(), lane.sequence(),
+                new ShardSealed(lane.sampleCount(), lane.payloadBytes(), reason, lane.specFingerprint()));
+        forward(marker, timestamp, IngestTopology.ASSIGNMENTS_SINK);
+        metrics.sealed(reason);
+        LOG.debug("sealed shard {} of {}/{} lane {}: {} samples, {} bytes, reason {}",
+                lane.sequence(), dataset, version, lane(), lane.sampleCount(), lane.payloadBytes(), reason);
+        return lane.sealed();
+    }
+
+    private void forward(ShardEvent event, long timestamp, String sink) {
+        String shardId = new ShardId(event.getDataset(), event.getVersion(), event.getLane(), event.getSequence()).toString();
+        context.forward(new Record<>(shardId.getBytes(StandardCharsets.UTF_8), ShardEventCodec.encode(event), timestamp,
+                new RecordHeaders()), sink);
+    }
+
+    private void reject(Record<byte[], byte[]> record, Rejection rejection) {
+        metrics.rejected(rejection.reason());
+        LOG.debug("rejected record: {} {}", rejection.reason(), rejection.detail());
+        context.forward(DeadLetters.of(record, rejection, context.recordMetadata().orElse(null)), IngestTopology.DLQ_SINK);
+    }
+
+    private int lane() {
+        return context.taskId().partition();
+    }
+
+    private static String laneKey(String dataset, String version) {
+        return dataset + '\u0000' + version;
+    }
+}

@@ -1,0 +1,55 @@
+package io.shardflow.ingest.topology;
+
+import io.shardflow.ingest.lane.LaneStateSerde;
+import io.shardflow.ingest.seal.SealPolicy;
+import io.shardflow.ingest.validate.SampleDecoder;
+import io.shardflow.ingest.validate.SampleValidator;
+import java.time.Duration;
+import java.util.function.Supplier;
+import org.apache.kafka.common.serialization.Serdes;
+import org.apache.kafka.streams.Topology;
+import org.apache.kafka.streams.state.Stores;
+
+/**
+ * Wires the ingest topology: samples topic → {@link IngestProcessor} (with its lane and dedupe
+ * stores) → shard-assignments topic or dead-letter topic. Keys and values stay raw bytes end to end
+ * so a record that cannot be decoded still reaches the dead-letter topic byte for byte.
+ */
+public final class IngestTopology {
+
+    static final String SOURCE = "samples-source";
+    static final String PROCESSOR = "ingest";
+    static final String ASSIGNMENTS_SINK = "assignments-sink";
+    static final String DLQ_SINK = "dlq-sink";
+    public static final String LANE_STORE = "shard-lanes";
+    public static final String DEDUPE_STORE = "seen-sample-ids";
+
+    private IngestTopology() {
+    }
+
+    public record Topics(String samples, String assignments, String deadLetters) {
+    }
+
+    public record Settings(Topics topics, SealPolicy sealPolicy, Duration dedupeWindow, Duration tickInterval) {
+    }
+
+    public static Topology build(Settings settings, Supplier<SampleDecoder> decoders, SampleValidator validator,
+                                 IngestMetrics metrics) {
+        Topology topology = new Topology();
+        topology.addSource(SOURCE, Serdes.ByteArray().deserializer(), Serdes.ByteArray().deserializer(),
+                settings.topics().samples());
+        topology.addProcessor(PROCESSOR, () -> new IngestProcessor(decoders.get(), validator, settings.sealPolicy(), metrics,
+                settings.dedupeWindow(), settings.tickInterval()), SOURCE);
+        topology.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(LANE_STORE),
+                Serdes.String(), new LaneStateSerde()), PROCESSOR);
+        // Window size equals retention: an id is remembered for exactly one dedupe window.
+        topology.addStateStore(Stores.windowStoreBuilder(
+                Stores.persistentWindowStore(DEDUPE_STORE, settings.dedupeWindow(), settings.dedupeWindow(), false),
+                Serdes.String(), Serdes.Long()), PROCESSOR);
+        topology.addSink(ASSIGNMENTS_SINK, settings.topics().assignments(), Serdes.ByteArray().serializer(),
+                Serdes.ByteArray().serializer(), PROCESSOR);
+        topology.addSink(DLQ_SINK, settings.topics().deadLetters(), Serdes.ByteArray().serializer(),
+                Serdes.ByteArray().serializer(), PROCESSOR);
+        return topology;
+    }
+}

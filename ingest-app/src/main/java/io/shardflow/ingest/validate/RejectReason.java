@@ -1,0 +1,24 @@
+package io.shardflow.ingest.validate;
+
+/**
+ * Machine-readable reason a record went to the dead-letter topic; written as the
+ * {@code shardflow.dlq.reason} header. Codes are part of the public contract: add, never rename.
+ */
+public enum RejectReason {
+    NULL_VALUE,
+    NOT_AVRO,
+    UNKNOWN_SCHEMA,
+    INCOMPATIBLE_SCHEMA,
+    UNDECODABLE,
+    INVALID_FIELD,
+    UNKNOWN_DATASET,
+    UNKNOWN_VERSION,
+    MISSING_TENSOR,
+    UNEXPECTED_TENSOR,
+    DTYPE_MISMATCH,
+    SHAPE_MISMATCH,
+    BYTE_LENGTH_MISMATCH,
+    OVERSIZE_SAMPLE,
+    NON_FINITE_VALUE,
+    DUPLICATE_SAMPLE_ID
+}

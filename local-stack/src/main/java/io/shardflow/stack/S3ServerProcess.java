@@ -1,0 +1,58 @@
+package io.shardflow.stack;
+
+import java.nio.file.Path;
+import java.util.Map;
+
+/** What S3Proxy and MinIO share: an S3 endpoint on a fixed port, one key pair, a data dir. */
+abstract class S3ServerProcess extends ServerProcess {
+
+    private final int port;
+    private final String accessKey;
+    private final String secretKey;
+
+    protected S3ServerProcess(Path stackDir, boolean detached, int port, String accessKey, String secretKey) {
+        super(Role.S3, stackDir, detached);
+        this.port = port;
+        this.accessKey = accessKey;
+        this.secretKey = secretKey;
+    }
+
+    final String endpoint() {
+        return "http://" + StackPorts.HOST + ":" + port;
+    }
+
+    final int port() {
+        return port;
+    }
+
+    final String accessKey() {
+        return accessKey;
+    }
+
+    final String secretKey() {
+        return secretKey;
+    }
+
+    /** Objects live here; it survives stops, kills and restarts. */
+    final Path dataDir() {
+        return serverDir().resolve("data");
+    }
+
+    @Override
+    Map<String, Integer> ports() {
+        return Map.of("s3", port);
+    }
+
+    static S3ServerProcess create(StackConfig config, ToolPaths tools, StackPorts ports) {
+        switch (config.s3Kind()) {
+            case S3PROXY:
+                return new S3ProxyProcess(config.workDir(), config.detached(), tools.s3proxyJar(), ports.s3(),
+                        config.s3AccessKey(), config.s3SecretKey());
+            case MINIO:
+                return new MinioProcess(config.workDir(), config.detached(), tools.requireMinio(), ports.s3(),
+                        ports.s3Console(), config.s3AccessKey(), config.s3SecretKey());
+            default:
+                throw new IllegalArgumentException("unknown S3 kind " + config.s3Kind());
+        }
+    }
+}

@@ -1,0 +1,74 @@
+package io.shardflow.stack;
+
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.IntStream;
+
+/**
+ * The stack's TCP ports, all on 127.0.0.1. They are fixed for the life of a work dir's stack, so a
+ * server restarted by a chaos test comes back where its clients expect it.
+ *
+ * @param broker     Kafka PLAINTEXT listener (the bootstrap servers)
+ * @param controller Kafka KRaft controller listener
+ * @param registry   Apicurio Registry HTTP
+ * @param s3         S3 API
+ * @param s3Console  MinIO console (unused by S3Proxy, allocated anyway to keep one shape)
+ */
+public record StackPorts(int broker, int controller, int registry, int s3, int s3Console) {
+
+    static final String HOST = "127.0.0.1";
+
+    public StackPorts {
+        for (int port : List.of(broker, controller, registry, s3, s3Console)) {
+            if (port < 1 || port > 65_535) {
+                throw new IllegalArgumentException("port out of range: " + port);
+            }
+        }
+    }
+
+    /**
+     * Picks five distinct free ports. Holding all sockets open until the end keeps them distinct;
+     * another process may still take one before our server binds it, a race we accept for tests.
+     */
+    static StackPorts allocate() {
+        List<ServerSocket> sockets = new ArrayList<>();
+        try {
+            for (int i = 0; i < 5; i++) {
+                ServerSocket socket = new ServerSocket();
+                sockets.add(socket);
+                socket.bind(new InetSocketAddress(InetAddress.getByName(HOST), 0));
+            }
+            int[] p = sockets.stream().mapToInt(ServerSocket::getLocalPort).toArray();
+            return new StackPorts(p[0], p[1], p[2], p[3], p[4]);
+        } catch (IOException e) {
+            throw new StackException("cannot allocate free ports on " + HOST, e);
+        } finally {
+            for (ServerSocket socket : sockets) {
+                try {
+                    socket.close();
+                } catch (IOException ignored) {
+                    // closing an unconnected listener cannot lose data
+                }
+            }
+        }
+    }
+
+    /** True when every port can be bound now, i.e. a previous stack's ports can be reused. */
+    boolean allFree() {
+        return IntStream.of(broker, controller, registry, s3, s3Console).allMatch(StackPorts::isFree);
+    }
+
+    private static boolean isFree(int port) {
+        try (ServerSocket socket = new ServerSocket()) {
+            socket.setReuseAddress(true);
+            socket.bind(new InetSocketAddress(InetAddress.getByName(HOST), port));
+            return true;
+        } catch (IOException e) {
+            return false;
+        }
+    }
+}

@@ -1,0 +1,72 @@
+"""One HDF5 shard as written by shard-sink, read with plain h5py.
+
+Layout (format 1): root attributes ``shardflow_format``, ``dataset``, ``version``, ``shard_id``,
+``sample_count``, ``spec_fingerprint``; group ``tensors`` with one dataset per tensor field of
+shape ``(N, *field_shape)``; root datasets ``sample_id``, ``device_id`` (strings), ``produced_at``
+(int64 epoch ms) and ``attributes`` (one JSON object per row).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Dict, List
+
+import h5py
+import numpy as np
+
+SUPPORTED_FORMAT = 1
+
+
+@dataclass
+class Shard:
+    dataset: str
+    version: str
+    shard_id: str
+    spec_fingerprint: str
+    tensors: Dict[str, np.ndarray]
+    sample_ids: List[str]
+    device_ids: List[str]
+    produced_at: np.ndarray
+    attributes: List[Dict[str, str]] = field(default_factory=list)
+
+    def __len__(self) -> int:
+        return len(self.sample_ids)
+
+
+def _text(value) -> str:
+    if isinstance(value, bytes):
+        return value.decode("utf-8")
+    if isinstance(value, np.ndarray):
+        return _text(value.item())
+    return str(value)
+
+
+def _strings(dataset) -> List[str]:
+    return [_text(v).rstrip("\x00") for v in dataset[()]]
+
+
+def read_shard(path: str) -> Shard:
+    """Reads every row of a shard file into memory."""
+    with h5py.File(path, "r") as f:
+        fmt = int(np.asarray(f.attrs["shardflow_format"]).item())
+        if fmt != SUPPORTED_FORMAT:
+            raise ValueError(f"{path}: shard format {fmt} is not supported (expected {SUPPORTED_FORMAT})")
+        tensors = {}
+        for name, ds in f["tensors"].items():
+            data = ds[()]
+            if _text(ds.attrs.get("shardflow_dtype", "")) == "bool":
+                data = data.astype(np.bool_)
+            tensors[name] = data
+        attributes = [json.loads(s) if s else {} for s in _strings(f["attributes"])]
+        return Shard(
+            dataset=_text(f.attrs["dataset"]),
+            version=_text(f.attrs["version"]),
+            shard_id=_text(f.attrs["shard_id"]),
+            spec_fingerprint=_text(f.attrs["spec_fingerprint"]),
+            tensors=tensors,
+            sample_ids=_strings(f["sample_id"]),
+            device_ids=_strings(f["device_id"]),
+            produced_at=f["produced_at"][()].astype(np.int64),
+            attributes=attributes,
+        )

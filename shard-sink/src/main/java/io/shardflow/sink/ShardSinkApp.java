@@ -1,0 +1,121 @@
+package io.shardflow.sink;
+
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.shardflow.app.ConfigFiles;
+import io.shardflow.app.MetricsEndpoint;
+import io.shardflow.app.ProcessLauncher;
+import io.shardflow.app.S3Config;
+import io.shardflow.app.StartupChecks;
+import io.shardflow.dataset.shard.ShardWriter;
+import io.shardflow.dataset.store.ObjectStore;
+import io.shardflow.dataset.store.S3ObjectStore;
+import io.shardflow.sink.commit.ShardCommitter;
+import io.shardflow.sink.config.SinkConfig;
+import io.shardflow.sink.spool.SpoolDirectory;
+import io.shardflow.sink.write.Retrier;
+import io.shardflow.sink.write.ShardBuilder;
+import io.shardflow.sink.write.ShardUploader;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/** The shard-sink process: {@code ShardSinkApp [config.properties]}, settings also from SHARDFLOW_* env. */
+public final class ShardSinkApp implements ProcessLauncher.RunningProcess {
+
+    private static final Logger LOG = LoggerFactory.getLogger(ShardSinkApp.class);
+
+    private final SinkWorker worker;
+    private final Thread thread;
+    private final MetricsEndpoint metricsEndpoint;
+    private final AtomicInteger exitCode = new AtomicInteger();
+
+    private ShardSinkApp(SinkWorker worker, MetricsEndpoint metricsEndpoint) {
+        this.worker = worker;
+        this.metricsEndpoint = metricsEndpoint;
+        this.thread = new Thread(this::runWorker, "shard-sink-worker");
+    }
+
+    public static void main(String[] args) {
+        Path file = args.length > 0 ? Path.of(args[0]) : null;
+        System.exit(ProcessLauncher.run("shard-sink", () -> start(ConfigFiles.load(file, System.getenv(), Map.of()))));
+    }
+
+    public static ShardSinkApp start(Map<String, Object> settings) {
+        SinkConfig config = new SinkConfig(settings);
+        StartupChecks checks = new StartupChecks(Duration.ofSeconds(10));
+        ObjectStore store = S3ObjectStore.connect(config.s3());
+        checks.objectStore(store, config.s3().endpoint(), S3Config.ENDPOINT);
+        checks.kafka(config.bootstrapServers(), SinkConfig.BOOTSTRAP_SERVERS);
+
+        int metricsPort = config.getInt(SinkConfig.METRICS_PORT);
+        MetricsEndpoint endpoint = metricsPort >= 0 ? MetricsEndpoint.start("127.0.0.1", metricsPort) : null;
+        MeterRegistry meters = endpoint != null ? endpoint.registry() : new SimpleMeterRegistry();
+
+        SpoolDirectory spools = SpoolDirectory.open(config.spoolDir().resolve("spool"));
+        Path workDir = prepare(config.spoolDir().resolve("work"));
+        Retrier retrier = new Retrier(config.getInt(SinkConfig.RETRY_ATTEMPTS),
+                Duration.ofMillis(config.getLong(SinkConfig.RETRY_BACKOFF_MS)), Duration.ofSeconds(10), Retrier.Sleeper.THREAD);
+        SinkWorker worker = new SinkWorker(new KafkaConsumer<>(config.consumerProperties()),
+                config.getString(SinkConfig.TOPIC_ASSIGNMENTS), config.pollTimeout(), spools,
+                new ShardBuilder(new ShardWriter(), workDir), new ShardUploader(store, retrier, workDir),
+                new ShardCommitter(store, Clock.systemUTC(), retrier, config.getString(SinkConfig.COMMITTER_ID)),
+                new SinkMetrics(meters));
+        ShardSinkApp app = new ShardSinkApp(worker, endpoint);
+        app.thread.start();
+        LOG.info("shard-sink started: {} -> {} ({}), spool {}", config.getString(SinkConfig.TOPIC_ASSIGNMENTS),
+                config.s3().endpoint(), config.s3().bucket(), config.spoolDir());
+        return app;
+    }
+
+    private static Path prepare(Path dir) {
+        try {
+            Files.createDirectories(dir);
+            try (var stale = Files.list(dir)) {
+                for (Path p : stale.toList()) {
+                    Files.deleteIfExists(p);
+                }
+            }
+            return dir;
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot prepare work directory " + dir, e);
+        }
+    }
+
+    private void runWorker() {
+        try {
+            worker.run();
+        } catch (RuntimeException e) {
+            // Offsets only ever moved past durable commits, so a restart resumes safely from them.
+            LOG.error("shard-sink stopped on an error; restart it to resume from the last committed offsets", e);
+            exitCode.set(1);
+        }
+    }
+
+    @Override
+    public int awaitTermination() throws InterruptedException {
+        thread.join();
+        return exitCode.get();
+    }
+
+    @Override
+    public void close() {
+        worker.stop();
+        try {
+            thread.join(Duration.ofSeconds(30).toMillis());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        if (metricsEndpoint != null) {
+            metricsEndpoint.close();
+        }
+    }
+}

@@ -1,0 +1,28 @@
+package io.shardflow.sink;
+
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/** The meters shard-sink exposes. */
+final class SinkMetrics {
+
+    final Counter shardsCommitted;
+    final Counter samplesCommitted;
+    final Counter bytesCommitted;
+    final Counter shardsAlreadyCommitted;
+    final Counter snapshots;
+    final Timer sealToCommit;
+    final AtomicInteger openShards;
+
+    SinkMetrics(MeterRegistry registry) {
+        shardsCommitted = registry.counter("shardflow.sink.shards.committed");
+        samplesCommitted = registry.counter("shardflow.sink.samples.committed");
+        bytesCommitted = registry.counter("shardflow.sink.bytes.committed");
+        shardsAlreadyCommitted = registry.counter("shardflow.sink.shards.replayed");
+        snapshots = registry.counter("shardflow.sink.snapshots");
+        sealToCommit = registry.timer("shardflow.sink.batch.duration");
+        openShards = registry.gauge("shardflow.sink.shards.open", new AtomicInteger());
+    }
+}

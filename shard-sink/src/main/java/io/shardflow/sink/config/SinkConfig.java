@@ -1,0 +1,97 @@
+package io.shardflow.sink.config;
+
+import io.shardflow.app.S3Config;
+import io.shardflow.dataset.store.S3Settings;
+import java.lang.management.ManagementFactory;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Properties;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.common.config.AbstractConfig;
+import org.apache.kafka.common.config.ConfigDef;
+import org.apache.kafka.common.config.ConfigDef.Importance;
+import org.apache.kafka.common.config.ConfigDef.Range;
+import org.apache.kafka.common.config.ConfigDef.Type;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+
+/**
+ * shard-sink settings, validated at start so a bad value stops the process with the key named.
+ * Keys prefixed {@code kafka.} go to the consumer as they are (without the prefix), except the ones
+ * the commit protocol depends on, which are fixed.
+ */
+public final class SinkConfig extends AbstractConfig {
+
+    public static final String BOOTSTRAP_SERVERS = "bootstrap.servers";
+    public static final String GROUP_ID = "group.id";
+    public static final String TOPIC_ASSIGNMENTS = "topic.assignments";
+    public static final String SPOOL_DIR = "spool.dir";
+    public static final String COMMITTER_ID = "committer.id";
+    public static final String POLL_MS = "poll.ms";
+    public static final String RETRY_ATTEMPTS = "retry.attempts";
+    public static final String RETRY_BACKOFF_MS = "retry.backoff.ms";
+    public static final String METRICS_PORT = "metrics.port";
+    public static final String KAFKA_PREFIX = "kafka.";
+
+    public static final ConfigDef DEFINITION = new ConfigDef()
+            .define(BOOTSTRAP_SERVERS, Type.LIST, ConfigDef.NO_DEFAULT_VALUE, new ConfigDef.NonEmptyString(), Importance.HIGH,
+                    "Kafka bootstrap servers, host:port[,host:port]")
+            .define(GROUP_ID, Type.STRING, "shardflow-shard-sink", new ConfigDef.NonEmptyString(), Importance.HIGH,
+                    "consumer group; instances with the same group share the shard-assignments partitions")
+            .define(TOPIC_ASSIGNMENTS, Type.STRING, "shard-assignments", new ConfigDef.NonEmptyString(), Importance.MEDIUM,
+                    "topic written by ingest-app")
+            .define(SPOOL_DIR, Type.STRING, System.getProperty("java.io.tmpdir") + "/shardflow-spool", new ConfigDef.NonEmptyString(),
+                    Importance.HIGH, "local directory for samples of open shards; one per instance")
+            .define(COMMITTER_ID, Type.STRING, defaultCommitterId(), new ConfigDef.NonEmptyString(), Importance.LOW,
+                    "name written into commit entries, to tell instances apart")
+            .define(POLL_MS, Type.LONG, 200L, Range.between(10, 10_000), Importance.LOW, "consumer poll timeout")
+            .define(RETRY_ATTEMPTS, Type.INT, 8, Range.atLeast(1), Importance.MEDIUM,
+                    "attempts for one object-store operation before the sink gives up and restarts its work")
+            .define(RETRY_BACKOFF_MS, Type.LONG, 200L, Range.atLeast(1), Importance.LOW, "first retry delay; doubles, with jitter")
+            .define(METRICS_PORT, Type.INT, -1, Range.atLeast(-1), Importance.LOW,
+                    "port of the Prometheus /metrics endpoint on 127.0.0.1; -1 disables it, 0 picks a free port");
+
+    static {
+        S3Config.define(DEFINITION);
+    }
+
+    public SinkConfig(Map<?, ?> settings) {
+        super(DEFINITION, settings);
+    }
+
+    private static String defaultCommitterId() {
+        return "shard-sink-" + ManagementFactory.getRuntimeMXBean().getName();
+    }
+
+    public S3Settings s3() {
+        return S3Config.settings(this);
+    }
+
+    public Path spoolDir() {
+        return Path.of(getString(SPOOL_DIR));
+    }
+
+    public Duration pollTimeout() {
+        return Duration.ofMillis(getLong(POLL_MS));
+    }
+
+    public String bootstrapServers() {
+        return String.join(",", getList(BOOTSTRAP_SERVERS));
+    }
+
+    /** Consumer properties: read only committed transactions, commit offsets ourselves, start at the beginning. */
+    public Properties consumerProperties() {
+        Properties props = new Properties();
+        props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers());
+        props.put(ConsumerConfig.GROUP_ID_CONFIG, getString(GROUP_ID));
+        props.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 2000);
+        props.putAll(originalsWithPrefix(KAFKA_PREFIX));
+        // Fixed: ingest-app writes transactionally and offsets may only move after a durable commit.
+        props.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+        props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+        props.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+        props.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+        props.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+        return props;
+    }
+}
