@@ -51,7 +51,7 @@ final class ApicurioRegistryProcess extends ServerProcess {
     protected List<String> command() {
         Path db = serverDir().resolve("h2").resolve("registry");
         return List.of(javaBinary(), "-Xmx512m", "-XX:+UseSerialGC", "-Djava.awt.headless=true",
-                stackDirMarker(),
+                stackDirMarker(), tmpDirOption(),
                 "-Dquarkus.http.host=" + StackPorts.HOST,
                 "-Dquarkus.http.port=" + port,
                 // not a default, but a test of ours must never bind a second, all-interfaces port

@@ -118,7 +118,7 @@ final class KafkaBrokerProcess extends ServerProcess {
         String clusterId = Uuid.randomUuid().toString();
         log.info("Formatting Kafka storage {} with cluster id {}", dataDir(), clusterId);
         ProcessBuilder builder = new ProcessBuilder(javaBinary(), "-Xmx256m", "-XX:TieredStopAtLevel=1",
-                "-Dlog4j2.configurationFile=" + tools.kafkaLog4jConfig(), stackDirMarker(),
+                "-Dlog4j2.configurationFile=" + tools.kafkaLog4jConfig(), stackDirMarker(), tmpDirOption(),
                 "kafka.tools.StorageTool", "format", "--ignore-formatted",
                 "-t", clusterId, "-c", propertiesFile().toString())
                 .directory(serverDir().toFile())
@@ -147,7 +147,7 @@ final class KafkaBrokerProcess extends ServerProcess {
     @Override
     protected List<String> command() {
         return List.of(javaBinary(), "-Xmx1g", "-XX:+UseG1GC", "-Djava.awt.headless=true",
-                "-Dlog4j2.configurationFile=" + tools.kafkaLog4jConfig(), stackDirMarker(),
+                "-Dlog4j2.configurationFile=" + tools.kafkaLog4jConfig(), stackDirMarker(), tmpDirOption(),
                 "kafka.Kafka", propertiesFile().toString());
     }
 

@@ -21,6 +21,11 @@ final class MinioProcess extends S3ServerProcess {
     }
 
     @Override
+    S3Kind kind() {
+        return S3Kind.MINIO;
+    }
+
+    @Override
     String displayName() {
         return "MinIO";
     }

@@ -26,6 +26,11 @@ final class S3ProxyProcess extends S3ServerProcess {
     }
 
     @Override
+    S3Kind kind() {
+        return S3Kind.S3PROXY;
+    }
+
+    @Override
     String displayName() {
         return "S3Proxy";
     }
@@ -57,7 +62,7 @@ final class S3ProxyProcess extends S3ServerProcess {
     @Override
     protected List<String> command() {
         return List.of(javaBinary(), "-Xmx512m", "-XX:+UseSerialGC", "-Djava.awt.headless=true",
-                stackDirMarker(),
+                stackDirMarker(), tmpDirOption(),
                 // logback's own 40-line configuration report on every start buries the server's log
                 "-Dlogback.statusListenerClass=ch.qos.logback.core.status.NopStatusListener",
                 "-jar", jar.toString(), "--properties", propertiesFile().toString());

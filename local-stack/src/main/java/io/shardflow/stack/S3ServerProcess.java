@@ -1,6 +1,7 @@
 package io.shardflow.stack;
 
 import java.nio.file.Path;
+import java.util.Locale;
 import java.util.Map;
 
 /** What S3Proxy and MinIO share: an S3 endpoint on a fixed port, one key pair, a data dir. */
@@ -33,9 +34,14 @@ abstract class S3ServerProcess extends ServerProcess {
         return secretKey;
     }
 
-    /** Objects live here; it survives stops, kills and restarts. */
+    abstract S3Kind kind();
+
+    /**
+     * Objects live here; it survives stops, kills and restarts. One dir per kind: the two servers'
+     * on-disk layouts differ, and a work dir may be brought up with either.
+     */
     final Path dataDir() {
-        return serverDir().resolve("data");
+        return serverDir().resolve("data-" + kind().name().toLowerCase(Locale.ROOT));
     }
 
     @Override

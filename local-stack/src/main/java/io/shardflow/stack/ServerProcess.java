@@ -86,13 +86,21 @@ abstract class ServerProcess {
         return "-Dshardflow.stack.dir=" + stackDir;
     }
 
+    /**
+     * Temp files inside the work dir: Vert.x (Apicurio) leaves a /tmp/vertx-cache dir behind at
+     * every kill -9, and a chaos test kills often.
+     */
+    final String tmpDirOption() {
+        return "-Djava.io.tmpdir=" + serverDir().resolve("tmp");
+    }
+
     synchronized void start() {
         if (process != null && process.isAlive()) {
             throw new IllegalStateException(displayName() + " is already running, pid " + process.pid());
         }
         List<String> command = command();
         try {
-            Files.createDirectories(serverDir());
+            Files.createDirectories(serverDir().resolve("tmp"));
             Files.createDirectories(logFile().getParent());
             prepare();
             appendToLog("---- shardflow: starting " + displayName() + " at " + Instant.now() + ": "

@@ -38,7 +38,7 @@ public final class IngestConfig extends AbstractConfig {
     public static final String KAFKA_PREFIX = "kafka.";
 
     public static final ConfigDef DEFINITION = new ConfigDef()
-            .define(BOOTSTRAP_SERVERS, Type.LIST, ConfigDef.NO_DEFAULT_VALUE, new ConfigDef.NonEmptyString(), Importance.HIGH,
+            .define(BOOTSTRAP_SERVERS, Type.LIST, ConfigDef.NO_DEFAULT_VALUE, ConfigDef.ValidList.anyNonDuplicateValues(false, false), Importance.HIGH,
                     "Kafka bootstrap servers, host:port[,host:port]")
             .define(APPLICATION_ID, Type.STRING, "shardflow-ingest", new ConfigDef.NonEmptyString(), Importance.HIGH,
                     "Kafka Streams application id; instances with the same id share the work")

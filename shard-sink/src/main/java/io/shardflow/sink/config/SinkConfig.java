@@ -34,7 +34,7 @@ public final class SinkConfig extends AbstractConfig {
     public static final String KAFKA_PREFIX = "kafka.";
 
     public static final ConfigDef DEFINITION = new ConfigDef()
-            .define(BOOTSTRAP_SERVERS, Type.LIST, ConfigDef.NO_DEFAULT_VALUE, new ConfigDef.NonEmptyString(), Importance.HIGH,
+            .define(BOOTSTRAP_SERVERS, Type.LIST, ConfigDef.NO_DEFAULT_VALUE, ConfigDef.ValidList.anyNonDuplicateValues(false, false), Importance.HIGH,
                     "Kafka bootstrap servers, host:port[,host:port]")
             .define(GROUP_ID, Type.STRING, "shardflow-shard-sink", new ConfigDef.NonEmptyString(), Importance.HIGH,
                     "consumer group; instances with the same group share the shard-assignments partitions")
