@@ -10,7 +10,13 @@ import picocli.CommandLine.Command;
                 RunIngestCommand.class, RunSinkCommand.class, BenchCommand.class, CommandLine.HelpCommand.class})
 public final class Shardflow {
 
+    /** Held so the setting is not garbage-collected with the logger. */
+    private static final java.util.logging.Logger APICURIO_JUL = java.util.logging.Logger.getLogger("io.apicurio");
+
     public static void main(String[] args) {
+        // The registry client warns through java.util.logging about its shared Vert.x instance on
+        // first use; that is expected for a CLI and would only clutter the quickstart's output.
+        APICURIO_JUL.setLevel(java.util.logging.Level.SEVERE);
         System.exit(commandLine().execute(args));
     }
 

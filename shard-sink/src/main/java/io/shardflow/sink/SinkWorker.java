@@ -21,9 +21,11 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.kafka.clients.consumer.CommitFailedException;
 import org.apache.kafka.clients.consumer.Consumer;
@@ -146,7 +148,7 @@ public final class SinkWorker implements Runnable, ConsumerRebalanceListener {
                 built.add(shard);
                 entries.add(uploader.upload(shard));
             }
-            CommitResult result = committer.commit(first.dataset(), first.version(), entries, sourceOffsets());
+            CommitResult result = committer.commit(first.dataset(), first.version(), entries, sourceOffsets(group));
             for (Sealed s : group) {
                 s.target.spool.close();
                 offsets.finished(s.target.partition, s.shard);
@@ -171,10 +173,15 @@ public final class SinkWorker implements Runnable, ConsumerRebalanceListener {
         }
     }
 
-    /** The offsets recorded in the commit entry: where each partition stood, for audits and checks. */
-    private Map<String, Long> sourceOffsets() {
+    /**
+     * The offsets recorded in the commit entry: where each owned partition stands once this group is
+     * committed (every partition, not only those that moved since the last consumer commit).
+     */
+    private Map<String, Long> sourceOffsets(List<Sealed> group) {
+        Set<ShardId> finishing = new HashSet<>();
+        group.forEach(s -> finishing.add(s.shard));
         Map<String, Long> positions = new LinkedHashMap<>();
-        offsets.committable().forEach((tp, offset) -> positions.put(tp.toString(), offset.offset()));
+        offsets.positionsAfter(finishing).forEach((tp, offset) -> positions.put(tp.toString(), offset));
         return positions;
     }
 

@@ -1,8 +1,11 @@
 package io.shardflow.sink.commit;
 
 import io.shardflow.dataset.layout.ShardId;
+import java.util.Collection;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
@@ -14,6 +17,9 @@ import org.apache.kafka.common.TopicPartition;
  * first offset among the partition's unfinished shards, or the next offset when none is open.
  */
 public final class OffsetTracker {
+
+    private static final Comparator<TopicPartition> BY_NAME =
+            Comparator.comparing(TopicPartition::topic).thenComparingInt(TopicPartition::partition);
 
     private final Map<TopicPartition, Map<ShardId, Long>> unfinished = new HashMap<>();
     private final Map<TopicPartition, Long> nextOffset = new HashMap<>();
@@ -39,15 +45,32 @@ public final class OffsetTracker {
 
     /** Offsets that may be committed now and moved since the last call to {@link #markCommitted}. */
     public Map<TopicPartition, OffsetAndMetadata> committable() {
-        Map<TopicPartition, OffsetAndMetadata> offsets = new TreeMap<>(java.util.Comparator.comparing(TopicPartition::toString));
+        Map<TopicPartition, OffsetAndMetadata> offsets = new TreeMap<>(BY_NAME);
         nextOffset.forEach((partition, next) -> {
-            long safe = unfinished.getOrDefault(partition, Map.of()).values().stream().mapToLong(Long::longValue).min().orElse(next);
+            long safe = safeOffset(partition, next, Set.of());
             Long previous = lastCommitted.get(partition);
             if (previous == null || safe > previous) {
                 offsets.put(partition, new OffsetAndMetadata(safe));
             }
         });
         return offsets;
+    }
+
+    /**
+     * Every partition's committable offset as it will be once {@code finishing} are durably committed,
+     * whether or not it moved since the last consumer commit: the source positions a commit-log entry
+     * records ("after this commit").
+     */
+    public Map<TopicPartition, Long> positionsAfter(Collection<ShardId> finishing) {
+        Map<TopicPartition, Long> positions = new TreeMap<>(BY_NAME);
+        nextOffset.forEach((partition, next) -> positions.put(partition, safeOffset(partition, next, finishing)));
+        return positions;
+    }
+
+    private long safeOffset(TopicPartition partition, long next, Collection<ShardId> finishing) {
+        return unfinished.getOrDefault(partition, Map.of()).entrySet().stream()
+                .filter(e -> !finishing.contains(e.getKey()))
+                .mapToLong(Map.Entry::getValue).min().orElse(next);
     }
 
     public void markCommitted(Map<TopicPartition, OffsetAndMetadata> offsets) {

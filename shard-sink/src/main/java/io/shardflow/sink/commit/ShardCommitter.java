@@ -41,7 +41,10 @@ public final class ShardCommitter {
      * harmless: the shard is rebuilt byte for byte and {@link CommitLog#commit} recognises it.
      */
     public boolean isCommitted(ShardId shard) {
-        return log(shard.dataset(), shard.version()).committedShard(shard.toString()).isPresent();
+        CommitLog log = log(shard.dataset(), shard.version());
+        // The first call per dataset version reads the whole log from the store: retried like every store call.
+        return retrier.call("read commit log of " + shard.dataset() + "/" + shard.version(),
+                () -> log.committedShard(shard.toString())).isPresent();
     }
 
     public DatasetSpec spec(String dataset, String version) {

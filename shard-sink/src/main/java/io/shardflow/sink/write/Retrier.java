@@ -9,9 +9,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Bounded retries with exponential backoff and full jitter for object-store calls. Jitter keeps
- * several sink instances from hammering a recovering S3 server in lockstep; the bound makes an
- * outage surface as an error instead of a silent hang.
+ * Bounded retries with exponential backoff and jitter for object-store calls: the n-th wait is
+ * drawn from [b/2, b] with b = firstBackoff * 2^(n-1), capped at maxBackoff. Jitter keeps several
+ * sink instances from hammering a recovering S3 server in lockstep; the bound makes an outage
+ * surface as an error instead of a silent hang. {@link ObjectNotFoundException} and anything that
+ * is not an {@link ObjectStoreException} are not retried.
  */
 public final class Retrier {
 
@@ -30,7 +32,7 @@ public final class Retrier {
     }
 
     public <T> T call(String what, Supplier<T> operation) {
-        long backoff = firstBackoff.toMillis();
+        long backoff = Math.min(firstBackoff.toMillis(), maxBackoff.toMillis());
         for (int attempt = 1; ; attempt++) {
             try {
                 return operation.get();
@@ -38,7 +40,8 @@ public final class Retrier {
                 throw e;
             } catch (ObjectStoreException e) {
                 if (attempt >= attempts) {
-                    throw new ObjectStoreException(e.operation(), e.key(), "gave up after " + attempts + " attempts: " + e.getMessage(), e);
+                    throw new ObjectStoreException(e.operation(), e.key(),
+                            what + ": gave up after " + attempts + " attempts: " + e.getMessage(), e);
                 }
                 long delay = ThreadLocalRandom.current().nextLong(backoff / 2, backoff + 1);
                 LOG.warn("{} failed (attempt {}/{}), retrying in {} ms: {}", what, attempt, attempts, delay, e.getMessage());
