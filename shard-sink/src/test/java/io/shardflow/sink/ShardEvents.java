@@ -82,7 +82,11 @@ public final class ShardEvents {
     }
 
     public static ShardSealed seal(ShardId shard, int count) {
-        return (ShardSealed) ShardEventCodec.decode(sealed(shard, count)).getBody();
+        return seal(shard, count, (long) count * PAYLOAD_BYTES, spec().fingerprint());
+    }
+
+    public static ShardSealed seal(ShardId shard, int count, long payloadBytes, String fingerprint) {
+        return (ShardSealed) ShardEventCodec.decode(sealed(shard, count, payloadBytes, fingerprint)).getBody();
     }
 
     public static byte[] key(ShardId shard) {

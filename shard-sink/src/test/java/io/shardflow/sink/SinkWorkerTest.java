@@ -1,0 +1,402 @@
+package io.shardflow.sink;
+
+import static io.shardflow.sink.ShardEvents.DATASET;
+import static io.shardflow.sink.ShardEvents.VERSION;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.shardflow.dataset.catalog.DatasetCatalog;
+import io.shardflow.dataset.layout.DatasetLayout;
+import io.shardflow.dataset.layout.ShardId;
+import io.shardflow.dataset.log.CommitLog;
+import io.shardflow.dataset.log.ShardEntry;
+import io.shardflow.dataset.log.Snapshot;
+import io.shardflow.dataset.shard.ShardDigest;
+import io.shardflow.dataset.shard.ShardReader;
+import io.shardflow.dataset.shard.ShardWriter;
+import io.shardflow.dataset.spec.Specs;
+import io.shardflow.dataset.spec.TensorSpec;
+import io.shardflow.dataset.store.ForwardingObjectStore;
+import io.shardflow.dataset.store.InMemoryObjectStore;
+import io.shardflow.dataset.store.ObjectStore;
+import io.shardflow.dataset.store.ObjectStoreException;
+import io.shardflow.dataset.store.PutOutcome;
+import io.shardflow.sink.commit.ShardCommitter;
+import io.shardflow.sink.spool.SpoolDirectory;
+import io.shardflow.sink.write.Retrier;
+import io.shardflow.sink.write.ShardBuilder;
+import io.shardflow.sink.write.ShardUploader;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.MockConsumer;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.TopicPartition;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The poll loop end to end on a MockConsumer and an in-memory object store, with the real builder,
+ * uploader and committer. A "crash" is a worker that is abandoned (or threw) without cleanup; the
+ * next worker starts on the same spool directory and from the offsets the crashed one committed.
+ */
+class SinkWorkerTest {
+
+    private static final String TOPIC = "shard-assignments";
+    private static final TopicPartition P0 = new TopicPartition(TOPIC, 0);
+    private static final TopicPartition P1 = new TopicPartition(TOPIC, 1);
+    private static final Clock CLOCK = Clock.fixed(Instant.parse("2026-03-01T12:00:00Z"), ZoneOffset.UTC);
+
+    @TempDir
+    Path tmp;
+
+    private final InMemoryObjectStore store = new InMemoryObjectStore();
+    private final ShardId a = ShardEvents.shard(0, 0);
+    private final ShardId b = ShardEvents.shard(1, 0);
+
+    @BeforeEach
+    void createDataset() {
+        new DatasetCatalog(store).create(ShardEvents.spec());
+    }
+
+    @Test
+    void shouldCommitASealedShardAndThenTheOffsetPastItsSeal() throws IOException {
+        Sink sink = new Sink(store, Map.of());
+        sink.add(P0, ShardEvents.assigned(a, 0, 1), ShardEvents.assigned(a, 1, 2), ShardEvents.assigned(a, 2, 3),
+                ShardEvents.sealed(a, 3));
+
+        sink.worker.pollOnce();
+
+        Snapshot snapshot = latest();
+        assertThat(snapshot.snapshotId()).isEqualTo(1);
+        assertThat(snapshot.shards()).extracting(ShardEntry::shardId).containsExactly(a.toString());
+        ShardEntry entry = snapshot.shards().get(0);
+        assertThat(entry.sampleCount()).isEqualTo(3);
+        assertThat(entry.objectKey()).isEqualTo(DatasetLayout.shardKey(a));
+        assertThat(rowsOf(entry)).containsExactly(
+                ShardEvents.expectedRow(1), ShardEvents.expectedRow(2), ShardEvents.expectedRow(3));
+        assertThat(sink.committed(P0)).isEqualTo(4);
+        assertThat(sink.spools.fileCount()).as("spool removed once committed").isZero();
+        assertThat(workFiles()).as("built file removed once committed").isEmpty();
+        assertThat(sink.meters.get("shardflow.sink.shards.committed").counter().count()).isEqualTo(1);
+        assertThat(sink.meters.get("shardflow.sink.samples.committed").counter().count()).isEqualTo(3);
+        assertThat(sink.meters.get("shardflow.sink.bytes.committed").counter().count()).isEqualTo(entry.bytes());
+        assertThat(sink.meters.get("shardflow.sink.shards.open").gauge().value()).isZero();
+    }
+
+    @Test
+    void shouldHoldTheOffsetAtAnOpenShardWhileAnInterleavedOneIsCommitted() {
+        Sink sink = new Sink(store, Map.of());
+        sink.add(P0, interleavedUntilBSeals());
+
+        sink.worker.pollOnce();
+
+        assertThat(latest().shards()).extracting(ShardEntry::shardId).containsExactly(b.toString());
+        assertThat(sink.committed(P0)).as("A opened at offset 0 and is not committed").isEqualTo(0);
+        assertThat(sink.spools.fileCount()).as("A is still spooled").isEqualTo(1);
+        assertThat(sink.meters.get("shardflow.sink.shards.open").gauge().value()).isEqualTo(1);
+
+        sink.add(P0, 5, ShardEvents.assigned(a, 1, 11), ShardEvents.assigned(a, 2, 12), ShardEvents.sealed(a, 3));
+        sink.worker.pollOnce();
+
+        assertThat(latest().shards()).extracting(ShardEntry::shardId).containsExactly(b.toString(), a.toString());
+        assertThat(sink.committed(P0)).isEqualTo(8);
+    }
+
+    @Test
+    void shouldCommitNothingTwiceWhenReplayingAfterACrash() {
+        Sink first = new Sink(store, Map.of());
+        first.add(P0, interleavedUntilBSeals());
+        first.worker.pollOnce();
+        Snapshot beforeCrash = latest();
+        int putsBeforeCrash = store.putCount();
+        // crash: the first worker is abandoned with A open and P0 committed at 0
+
+        Sink second = new Sink(store, first.committedOffsets());
+        second.add(P0, interleavedUntilBSeals());
+        second.add(P0, 5, ShardEvents.assigned(a, 1, 11), ShardEvents.assigned(a, 2, 12), ShardEvents.sealed(a, 3));
+        second.worker.pollOnce();
+
+        Snapshot after = latest();
+        assertThat(after.snapshotId()).as("one new snapshot, for A only").isEqualTo(beforeCrash.snapshotId() + 1);
+        assertThat(after.shards()).extracting(ShardEntry::shardId).containsExactly(b.toString(), a.toString());
+        assertThat(after.shards().get(0)).isEqualTo(beforeCrash.shards().get(0));
+        assertThat(rowsOf(after.shards().get(1))).containsExactly(
+                ShardEvents.expectedRow(10), ShardEvents.expectedRow(11), ShardEvents.expectedRow(12));
+        assertThat(store.putCount() - putsBeforeCrash).as("A's object and one log entry; B is not uploaded again")
+                .isEqualTo(2);
+        assertThat(logKeys()).hasSize(2);
+        assertThat(second.committed(P0)).isEqualTo(8);
+        assertThat(second.spools.fileCount()).isZero();
+    }
+
+    @Test
+    void shouldEndWithOneCommittedCopyWhenCrashingBetweenUploadAndCommit() {
+        store.failWhen((op, key) -> op.equals("putIfAbsent") && key.startsWith(DatasetLayout.commitPrefix(DATASET, VERSION)));
+        Sink first = new Sink(store, Map.of());
+        first.add(P0, threeAndSeal(a));
+
+        assertThatThrownBy(first.worker::pollOnce)
+                .isInstanceOf(ObjectStoreException.class)
+                .hasMessageContaining("gave up after 2 attempts");
+        assertThat(store.keys()).contains(DatasetLayout.shardKey(a));
+        assertThat(logKeys()).isEmpty();
+        assertThat(first.committed(P0)).as("no offset commit without a log entry").isNull();
+
+        store.heal();
+        Sink second = new Sink(store, first.committedOffsets());
+        assertThat(second.spools.fileCount()).as("the crashed worker's spool is abandoned and removed").isZero();
+        second.add(P0, threeAndSeal(a));
+        second.worker.pollOnce();
+
+        Snapshot snapshot = latest();
+        assertThat(snapshot.snapshotId()).isEqualTo(1);
+        assertThat(snapshot.shards()).extracting(ShardEntry::shardId).containsExactly(a.toString());
+        assertThat(snapshot.shards().get(0).sha256()).isEqualTo(sha256Of(DatasetLayout.shardKey(a)));
+        assertThat(logKeys()).hasSize(1);
+        assertThat(second.committed(P0)).isEqualTo(4);
+    }
+
+    @Test
+    void shouldTreatACommitWhoseResponseWasLostAsDone() {
+        AtomicInteger lost = new AtomicInteger(1);
+        ObjectStore lossy = new ForwardingObjectStore(store) {
+            @Override
+            public PutOutcome putIfAbsent(String key, byte[] bytes) {
+                PutOutcome outcome = super.putIfAbsent(key, bytes);
+                if (key.startsWith(DatasetLayout.commitPrefix(DATASET, VERSION)) && lost.getAndDecrement() > 0) {
+                    throw new ObjectStoreException("putIfAbsent", key, "read timed out");
+                }
+                return outcome;
+            }
+        };
+        Sink sink = new Sink(lossy, Map.of());
+        sink.add(P0, threeAndSeal(a));
+
+        sink.worker.pollOnce();
+
+        assertThat(logKeys()).hasSize(1);
+        assertThat(latest().shards()).extracting(ShardEntry::shardId).containsExactly(a.toString());
+        assertThat(sink.committed(P0)).isEqualTo(4);
+    }
+
+    @Test
+    void shouldRecordWhereEveryPartitionStandsAfterTheCommit() {
+        Sink sink = new Sink(store, Map.of());
+        sink.add(P1, ShardEvents.assigned(b, 0, 20)); // B stays open in P1
+        sink.add(P0, ShardEvents.assigned(a, 0, 1), ShardEvents.assigned(a, 1, 2));
+        sink.worker.pollOnce(); // consumer offsets committed: P0 -> 0, P1 -> 0
+        sink.add(P0, 2, ShardEvents.assigned(a, 2, 3), ShardEvents.sealed(a, 3));
+
+        sink.worker.pollOnce();
+
+        Map<String, Long> recorded = new CommitLog(store, DATASET, VERSION, CLOCK).latestSourceOffsets();
+        assertThat(recorded).containsExactlyInAnyOrderEntriesOf(Map.of(P0.toString(), 4L, P1.toString(), 0L));
+        assertThat(sink.committed(P0)).isEqualTo(4);
+        assertThat(sink.committed(P1)).isEqualTo(0);
+    }
+
+    @Test
+    void shouldMoveEachPartitionOnItsOwn() {
+        Sink sink = new Sink(store, Map.of());
+        sink.add(P0, threeAndSeal(a));
+        sink.add(P1, ShardEvents.assigned(b, 0, 20), ShardEvents.assigned(b, 1, 21));
+
+        sink.worker.pollOnce();
+
+        assertThat(sink.committed(P0)).isEqualTo(4);
+        assertThat(sink.committed(P1)).isEqualTo(0);
+    }
+
+    @Test
+    void shouldCommitOneSnapshotPerDatasetVersion() {
+        new DatasetCatalog(store).create(Specs.spec(DATASET, "v2", TensorSpec.parse("image:float32:2x2"),
+                TensorSpec.parse("label:int64")));
+        ShardId other = new ShardId(DATASET, "v2", 0, 0);
+        ShardId a2 = ShardEvents.shard(0, 1);
+        Sink sink = new Sink(store, Map.of());
+        List<byte[]> records = new ArrayList<>(threeAndSeal(a));
+        records.addAll(threeAndSeal(other));
+        records.addAll(threeAndSeal(a2));
+        sink.add(P0, records.toArray(byte[][]::new));
+
+        sink.worker.pollOnce();
+
+        assertThat(latest().snapshotId()).as("a and a2 together in one commit").isEqualTo(1);
+        assertThat(latest().shards()).extracting(ShardEntry::shardId).containsExactly(a.toString(), a2.toString());
+        Snapshot v2 = new CommitLog(store, DATASET, "v2", CLOCK).latest();
+        assertThat(v2.snapshotId()).isEqualTo(1);
+        assertThat(v2.shards()).extracting(ShardEntry::shardId).containsExactly(other.toString());
+        assertThat(sink.committed(P0)).isEqualTo(12);
+        assertThat(sink.meters.get("shardflow.sink.snapshots").counter().count()).isEqualTo(2);
+    }
+
+    @Test
+    void shouldSkipTheSamplesAndSealOfAShardAlreadyCommittedByAnotherInstance() {
+        Sink other = new Sink(store, Map.of());
+        other.add(P0, threeAndSeal(a));
+        other.worker.pollOnce();
+        int puts = store.putCount();
+
+        Sink sink = new Sink(store, Map.of());
+        sink.add(P0, threeAndSeal(a));
+        sink.worker.pollOnce();
+
+        assertThat(store.putCount()).as("nothing built, uploaded or committed").isEqualTo(puts);
+        assertThat(latest().snapshotId()).isEqualTo(1);
+        assertThat(sink.committed(P0)).isEqualTo(4);
+        assertThat(sink.spools.fileCount()).isZero();
+    }
+
+    @Test
+    void shouldDropTheOpenShardsOfARevokedPartitionAndRebuildThemWhenItComesBack() {
+        Sink sink = new Sink(store, Map.of());
+        sink.add(P0, ShardEvents.assigned(a, 0, 1), ShardEvents.assigned(a, 1, 2));
+        sink.add(P1, ShardEvents.assigned(b, 0, 20));
+        sink.worker.pollOnce();
+
+        sink.worker.onPartitionsRevoked(List.of(P0));
+
+        assertThat(sink.spools.fileCount()).as("only B's spool is left").isEqualTo(1);
+        assertThat(sink.committed(P0)).isEqualTo(0);
+
+        // P0 comes back: the consumer resumes from the committed offset and A is read again from its start.
+        sink.consumer.seek(P0, 0);
+        sink.add(P0, threeAndSeal(a));
+        sink.worker.pollOnce();
+
+        assertThat(latest().shards()).extracting(ShardEntry::shardId).containsExactly(a.toString());
+        assertThat(rowsOf(latest().shards().get(0))).hasSize(3);
+        assertThat(sink.committed(P0)).isEqualTo(4);
+        assertThat(sink.committed(P1)).isEqualTo(0);
+    }
+
+    @Test
+    void shouldStopCleanlyOnWakeupAndDropItsSpools() throws Exception {
+        Sink sink = new Sink(store, Map.of());
+        sink.consumer.unsubscribe();
+        sink.consumer.schedulePollTask(() -> {
+            sink.consumer.rebalance(List.of(P0));
+            sink.consumer.updateBeginningOffsets(Map.of(P0, 0L));
+            sink.add(P0, ShardEvents.assigned(a, 0, 1), ShardEvents.assigned(a, 1, 2));
+        });
+        sink.consumer.schedulePollTask(sink.worker::stop);
+
+        Thread runner = new Thread(sink.worker);
+        runner.start();
+        runner.join(Duration.ofSeconds(10).toMillis());
+
+        assertThat(runner.isAlive()).isFalse();
+        assertThat(sink.consumer.closed()).isTrue();
+        assertThat(sink.spools.fileCount()).isZero();
+        assertThat(logKeys()).isEmpty();
+    }
+
+    /** P0: A#0 at offset 0, then B's three samples and its seal at 1..4; A stays open. */
+    private byte[][] interleavedUntilBSeals() {
+        return new byte[][] {
+                ShardEvents.assigned(a, 0, 10),
+                ShardEvents.assigned(b, 0, 20), ShardEvents.assigned(b, 1, 21), ShardEvents.assigned(b, 2, 22),
+                ShardEvents.sealed(b, 3)};
+    }
+
+    private static List<byte[]> threeAndSeal(ShardId shard) {
+        int base = (int) (shard.lane() * 100 + shard.sequence() * 10) + (shard.version().equals(VERSION) ? 0 : 1000);
+        return List.of(ShardEvents.assigned(shard, 0, base + 1), ShardEvents.assigned(shard, 1, base + 2),
+                ShardEvents.assigned(shard, 2, base + 3), ShardEvents.sealed(shard, 3));
+    }
+
+    private Snapshot latest() {
+        return new CommitLog(store, DATASET, VERSION, CLOCK).latest();
+    }
+
+    private List<String> logKeys() {
+        return store.list(DatasetLayout.commitPrefix(DATASET, VERSION), null, 1000);
+    }
+
+    private List<io.shardflow.dataset.shard.SampleRow> rowsOf(ShardEntry entry) {
+        Path copy = tmp.resolve("check-" + entry.sequence() + "-" + entry.lane() + ".h5");
+        store.download(entry.objectKey(), copy);
+        assertThat(ShardDigest.sha256(copy)).as("stored object matches its entry").isEqualTo(entry.sha256());
+        return new ShardReader().read(copy).rows();
+    }
+
+    private String sha256Of(String key) {
+        Path copy = tmp.resolve("sha-check.h5");
+        store.download(key, copy);
+        return ShardDigest.sha256(copy);
+    }
+
+    private List<Path> workFiles() throws IOException {
+        try (var files = Files.list(tmp.resolve("work"))) {
+            return files.toList();
+        }
+    }
+
+    /** One sink instance on this machine: its consumer, spool directory and work directory. */
+    private final class Sink {
+
+        final MockConsumer<byte[], byte[]> consumer = new MockConsumer<>("earliest");
+        final SimpleMeterRegistry meters = new SimpleMeterRegistry();
+        final SpoolDirectory spools = SpoolDirectory.open(tmp.resolve("spool"));
+        final SinkWorker worker;
+
+        /** @param resumeFrom the group's committed offsets the new instance starts from */
+        Sink(ObjectStore target, Map<TopicPartition, OffsetAndMetadata> resumeFrom) {
+            consumer.assign(List.of(P0, P1));
+            consumer.updateBeginningOffsets(Map.of(P0, 0L, P1, 0L));
+            if (!resumeFrom.isEmpty()) {
+                consumer.commitSync(resumeFrom);
+            }
+            Path work = tmp.resolve("work");
+            Retrier retrier = new Retrier(2, Duration.ofMillis(1), Duration.ofMillis(5), d -> { });
+            worker = new SinkWorker(consumer, TOPIC, Duration.ofMillis(10), spools,
+                    new ShardBuilder(new ShardWriter(), work), new ShardUploader(target, retrier, work),
+                    new ShardCommitter(target, CLOCK, retrier, "sink-test"), new SinkMetrics(meters));
+        }
+
+        void add(TopicPartition partition, byte[]... values) {
+            add(partition, nextOffset(partition), values);
+        }
+
+        void add(TopicPartition partition, long firstOffset, byte[]... values) {
+            for (int i = 0; i < values.length; i++) {
+                ShardId key = io.shardflow.schemas.internal.ShardEventCodec.decode(values[i]) instanceof var e
+                        ? new ShardId(e.getDataset(), e.getVersion(), e.getLane(), e.getSequence()) : null;
+                consumer.addRecord(new ConsumerRecord<>(partition.topic(), partition.partition(), firstOffset + i,
+                        ShardEvents.key(key), values[i]));
+            }
+        }
+
+        private long nextOffset(TopicPartition partition) {
+            return 0;
+        }
+
+        Long committed(TopicPartition partition) {
+            OffsetAndMetadata offset = consumer.committed(Set.of(partition)).get(partition);
+            return offset == null ? null : offset.offset();
+        }
+
+        Map<TopicPartition, OffsetAndMetadata> committedOffsets() {
+            Map<TopicPartition, OffsetAndMetadata> offsets = new java.util.HashMap<>();
+            consumer.committed(Set.of(P0, P1)).forEach((tp, offset) -> {
+                if (offset != null) {
+                    offsets.put(tp, offset);
+                }
+            });
+            return offsets;
+        }
+    }
+}

@@ -1,0 +1,170 @@
+package io.shardflow.sink.write;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.shardflow.dataset.layout.ShardId;
+import io.shardflow.dataset.log.ShardEntry;
+import io.shardflow.dataset.shard.ShardDigest;
+import io.shardflow.dataset.shard.ShardWriter;
+import io.shardflow.dataset.store.ForwardingObjectStore;
+import io.shardflow.dataset.store.InMemoryObjectStore;
+import io.shardflow.dataset.store.ObjectStoreException;
+import io.shardflow.dataset.store.PutOutcome;
+import io.shardflow.sink.ShardEvents;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class ShardUploaderTest {
+
+    @TempDir
+    Path tmp;
+
+    private final InMemoryObjectStore store = new InMemoryObjectStore();
+    private final List<Duration> sleeps = new ArrayList<>();
+    private final Retrier retrier = new Retrier(3, Duration.ofMillis(10), Duration.ofMillis(100), sleeps::add);
+    private final ShardId id = ShardEvents.shard(1, 7);
+
+    @Test
+    void shouldCreateTheObjectWithTheFileBytes() throws IOException {
+        BuiltShard shard = build("ours", 1, 2, 3);
+
+        ShardEntry entry = uploader(store).upload(shard);
+
+        assertThat(entry).isEqualTo(shard.entry());
+        assertThat(store.get(shard.entry().objectKey())).hasValueSatisfying(
+                bytes -> assertThat(bytes).isEqualTo(readAllBytes(shard.file())));
+        assertThat(store.putCount()).isEqualTo(1);
+    }
+
+    @Test
+    void shouldAcceptAnExistingObjectWithIdenticalBytes() throws IOException {
+        BuiltShard earlier = build("earlier-run", 1, 2, 3);
+        store.putIfAbsent(earlier.entry().objectKey(), earlier.file());
+        BuiltShard replay = build("replay", 1, 2, 3);
+
+        ShardEntry entry = uploader(store).upload(replay);
+
+        assertThat(entry).isEqualTo(replay.entry()).isEqualTo(earlier.entry());
+        assertThat(workFiles()).as("the downloaded copy is removed").containsOnly(replay.file());
+    }
+
+    @Test
+    void shouldRefuseAnExistingObjectWithDifferentRows() throws IOException {
+        BuiltShard other = build("other", 1, 2, 4);
+        store.putIfAbsent(other.entry().objectKey(), other.file());
+        BuiltShard ours = build("ours", 1, 2, 3);
+
+        assertThatThrownBy(() -> uploader(store).upload(ours))
+                .isInstanceOf(ShardUploader.ShardMismatchException.class)
+                .hasMessageContaining(ours.entry().objectKey())
+                .hasMessageContaining("different rows")
+                .hasMessageContaining(other.entry().sha256())
+                .hasMessageContaining(ours.entry().sha256());
+        assertThat(store.get(ours.entry().objectKey())).hasValueSatisfying(
+                bytes -> assertThat(bytes).as("never overwritten").isEqualTo(readAllBytes(other.file())));
+        assertThat(workFiles()).containsOnly(ours.file());
+    }
+
+    @Test
+    void shouldCommitTheStoredChecksumWhenTheRowsMatchButTheBytesDiffer() throws IOException {
+        // Stands in for a file written on another platform: same rows, other bytes (a trailing pad).
+        BuiltShard foreign = build("foreign", 1, 2, 3);
+        Files.write(foreign.file(), new byte[64], StandardOpenOption.APPEND);
+        store.putIfAbsent(foreign.entry().objectKey(), foreign.file());
+        BuiltShard ours = build("ours", 1, 2, 3);
+
+        ShardEntry entry = uploader(store).upload(ours);
+
+        assertThat(entry.sha256()).isEqualTo(ShardDigest.sha256(foreign.file())).isNotEqualTo(ours.entry().sha256());
+        assertThat(entry.bytes()).isEqualTo(Files.size(foreign.file()));
+        assertThat(entry.sampleCount()).isEqualTo(3);
+        assertThat(entry.shardId()).isEqualTo(ours.entry().shardId());
+        assertThat(entry.firstProducedAt()).isEqualTo(ours.entry().firstProducedAt());
+        assertThat(workFiles()).containsOnly(ours.file());
+    }
+
+    @Test
+    void shouldRetryAFailedUpload() {
+        AtomicInteger failures = new AtomicInteger(2);
+        ForwardingObjectStore flaky = new ForwardingObjectStore(store) {
+            @Override
+            public PutOutcome putIfAbsent(String key, Path file) {
+                if (failures.getAndDecrement() > 0) {
+                    throw new ObjectStoreException("putIfAbsent", key, "503 Slow Down");
+                }
+                return super.putIfAbsent(key, file);
+            }
+        };
+        BuiltShard shard = build("ours", 1, 2);
+
+        assertThat(uploader(flaky).upload(shard)).isEqualTo(shard.entry());
+        assertThat(sleeps).hasSize(2);
+    }
+
+    @Test
+    void shouldRecogniseItsOwnUploadWhoseResponseWasLost() {
+        AtomicInteger lost = new AtomicInteger(1);
+        ForwardingObjectStore lossy = new ForwardingObjectStore(store) {
+            @Override
+            public PutOutcome putIfAbsent(String key, Path file) {
+                PutOutcome outcome = super.putIfAbsent(key, file);
+                if (lost.getAndDecrement() > 0) {
+                    throw new ObjectStoreException("putIfAbsent", key, "read timed out");
+                }
+                return outcome;
+            }
+        };
+        BuiltShard shard = build("ours", 1, 2);
+
+        assertThat(uploader(lossy).upload(shard)).isEqualTo(shard.entry());
+        assertThat(store.keys()).containsExactly(shard.entry().objectKey());
+    }
+
+    @Test
+    void shouldGiveUpWhenTheStoreStaysDown() {
+        store.failWhen((op, key) -> op.equals("putIfAbsent"));
+        BuiltShard shard = build("ours", 1);
+
+        assertThatThrownBy(() -> uploader(store).upload(shard))
+                .isInstanceOf(ObjectStoreException.class)
+                .hasMessageContaining("gave up after 3 attempts");
+        assertThat(store.keys()).isEmpty();
+    }
+
+    private ShardUploader uploader(io.shardflow.dataset.store.ObjectStore target) {
+        return new ShardUploader(target, retrier, tmp.resolve("work"));
+    }
+
+    /** Builds the shard from samples with these seeds in its own directory (as another run would). */
+    private BuiltShard build(String run, int... seeds) {
+        List<byte[]> spooled = new ArrayList<>();
+        for (int i = 0; i < seeds.length; i++) {
+            spooled.add(ShardEvents.assigned(id, i, seeds[i]));
+        }
+        Path dir = run.equals("ours") || run.equals("replay") ? tmp.resolve("work") : tmp.resolve(run);
+        return new ShardBuilder(new ShardWriter(), dir).build(id, ShardEvents.spec(), spooled, ShardEvents.seal(id, seeds.length));
+    }
+
+    private List<Path> workFiles() throws IOException {
+        try (var files = Files.list(tmp.resolve("work"))) {
+            return files.toList();
+        }
+    }
+
+    private static byte[] readAllBytes(Path file) {
+        try {
+            return Files.readAllBytes(file);
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+}
