@@ -69,7 +69,7 @@ public final class IngestApp implements ProcessLauncher.RunningProcess {
                 new CatalogSpecSource(new DatasetCatalog(store), Clock.systemUTC(), Duration.ofSeconds(10)),
                 config.getLong(IngestConfig.SAMPLE_MAX_BYTES));
         IngestTopology.Settings topologySettings = new IngestTopology.Settings(config.topics(), config.sealLimits(),
-                config.dedupeWindow(), config.sealTick());
+                config.dedupeWindow(), config.sealTick(), config.getLong(IngestConfig.SAMPLE_MAX_BYTES));
         var topology = IngestTopology.build(topologySettings, () -> new SampleDecoder(deserializer(registryUrl)), validator,
                 new IngestMetrics(meters));
 

@@ -12,6 +12,7 @@ import io.shardflow.dataset.layout.ShardId;
 import io.shardflow.dataset.log.CommitLog;
 import io.shardflow.dataset.log.ShardEntry;
 import io.shardflow.dataset.log.Snapshot;
+import io.shardflow.dataset.shard.SampleRow;
 import io.shardflow.dataset.shard.ShardDigest;
 import io.shardflow.dataset.shard.ShardReader;
 import io.shardflow.dataset.shard.ShardWriter;
@@ -22,6 +23,8 @@ import io.shardflow.dataset.store.InMemoryObjectStore;
 import io.shardflow.dataset.store.ObjectStore;
 import io.shardflow.dataset.store.ObjectStoreException;
 import io.shardflow.dataset.store.PutOutcome;
+import io.shardflow.schemas.internal.ShardEvent;
+import io.shardflow.schemas.internal.ShardEventCodec;
 import io.shardflow.sink.commit.ShardCommitter;
 import io.shardflow.sink.spool.SpoolDirectory;
 import io.shardflow.sink.write.Retrier;
@@ -35,10 +38,12 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.MockConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
@@ -154,6 +159,7 @@ class SinkWorkerTest {
         assertThat(store.keys()).contains(DatasetLayout.shardKey(a));
         assertThat(logKeys()).isEmpty();
         assertThat(first.committed(P0)).as("no offset commit without a log entry").isNull();
+        assertThat(first.spools.fileCount()).as("the failed shard is still spooled").isEqualTo(1);
 
         store.heal();
         Sink second = new Sink(store, first.committedOffsets());
@@ -230,7 +236,7 @@ class SinkWorkerTest {
         List<byte[]> records = new ArrayList<>(threeAndSeal(a));
         records.addAll(threeAndSeal(other));
         records.addAll(threeAndSeal(a2));
-        sink.add(P0, records.toArray(byte[][]::new));
+        sink.add(P0, records);
 
         sink.worker.pollOnce();
 
@@ -258,6 +264,20 @@ class SinkWorkerTest {
         assertThat(latest().snapshotId()).isEqualTo(1);
         assertThat(sink.committed(P0)).isEqualTo(4);
         assertThat(sink.spools.fileCount()).isZero();
+    }
+
+    @Test
+    void shouldPassOverTheTailOfAShardWhoseFirstSampleItNeverSaw() {
+        // e.g. retention removed the head of a shard while the sink was down: it cannot be rebuilt
+        Sink sink = new Sink(store, Map.of());
+        sink.add(P0, ShardEvents.assigned(a, 1, 2), ShardEvents.assigned(a, 2, 3), ShardEvents.sealed(a, 3));
+
+        sink.worker.pollOnce();
+
+        assertThat(logKeys()).isEmpty();
+        assertThat(store.keys()).doesNotContain(DatasetLayout.shardKey(a));
+        assertThat(sink.spools.fileCount()).isZero();
+        assertThat(sink.committed(P0)).isEqualTo(3);
     }
 
     @Test
@@ -294,11 +314,14 @@ class SinkWorkerTest {
         });
         sink.consumer.schedulePollTask(sink.worker::stop);
 
-        Thread runner = new Thread(sink.worker);
+        AtomicReference<Throwable> failure = new AtomicReference<>();
+        Thread runner = new Thread(sink.worker, "sink-worker-test");
+        runner.setUncaughtExceptionHandler((t, e) -> failure.set(e));
         runner.start();
         runner.join(Duration.ofSeconds(10).toMillis());
 
         assertThat(runner.isAlive()).isFalse();
+        assertThat(failure.get()).as("a requested stop is not an error").isNull();
         assertThat(sink.consumer.closed()).isTrue();
         assertThat(sink.spools.fileCount()).isZero();
         assertThat(logKeys()).isEmpty();
@@ -326,7 +349,7 @@ class SinkWorkerTest {
         return store.list(DatasetLayout.commitPrefix(DATASET, VERSION), null, 1000);
     }
 
-    private List<io.shardflow.dataset.shard.SampleRow> rowsOf(ShardEntry entry) {
+    private List<SampleRow> rowsOf(ShardEntry entry) {
         Path copy = tmp.resolve("check-" + entry.sequence() + "-" + entry.lane() + ".h5");
         store.download(entry.objectKey(), copy);
         assertThat(ShardDigest.sha256(copy)).as("stored object matches its entry").isEqualTo(entry.sha256());
@@ -337,6 +360,11 @@ class SinkWorkerTest {
         Path copy = tmp.resolve("sha-check.h5");
         store.download(key, copy);
         return ShardDigest.sha256(copy);
+    }
+
+    private static ShardId shardOf(byte[] value) {
+        ShardEvent event = ShardEventCodec.decode(value);
+        return new ShardId(event.getDataset(), event.getVersion(), event.getLane(), event.getSequence());
     }
 
     private List<Path> workFiles() throws IOException {
@@ -367,21 +395,25 @@ class SinkWorkerTest {
                     new ShardCommitter(target, CLOCK, retrier, "sink-test"), new SinkMetrics(meters));
         }
 
+        /** Adds records to the partition from offset 0. */
         void add(TopicPartition partition, byte[]... values) {
-            add(partition, nextOffset(partition), values);
+            add(partition, 0, List.of(values));
+        }
+
+        void add(TopicPartition partition, List<byte[]> values) {
+            add(partition, 0, values);
         }
 
         void add(TopicPartition partition, long firstOffset, byte[]... values) {
-            for (int i = 0; i < values.length; i++) {
-                ShardId key = io.shardflow.schemas.internal.ShardEventCodec.decode(values[i]) instanceof var e
-                        ? new ShardId(e.getDataset(), e.getVersion(), e.getLane(), e.getSequence()) : null;
-                consumer.addRecord(new ConsumerRecord<>(partition.topic(), partition.partition(), firstOffset + i,
-                        ShardEvents.key(key), values[i]));
-            }
+            add(partition, firstOffset, List.of(values));
         }
 
-        private long nextOffset(TopicPartition partition) {
-            return 0;
+        void add(TopicPartition partition, long firstOffset, List<byte[]> values) {
+            for (int i = 0; i < values.size(); i++) {
+                byte[] value = values.get(i);
+                consumer.addRecord(new ConsumerRecord<>(partition.topic(), partition.partition(), firstOffset + i,
+                        ShardEvents.key(shardOf(value)), value));
+            }
         }
 
         Long committed(TopicPartition partition) {
@@ -390,7 +422,7 @@ class SinkWorkerTest {
         }
 
         Map<TopicPartition, OffsetAndMetadata> committedOffsets() {
-            Map<TopicPartition, OffsetAndMetadata> offsets = new java.util.HashMap<>();
+            Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>();
             consumer.committed(Set.of(P0, P1)).forEach((tp, offset) -> {
                 if (offset != null) {
                     offsets.put(tp, offset);

@@ -14,12 +14,15 @@ import java.util.regex.Pattern;
  * datasets/&lt;d&gt;/&lt;v&gt;/spec.json
  * datasets/&lt;d&gt;/&lt;v&gt;/shards/lane-00003/shard-000000000042.h5
  * datasets/&lt;d&gt;/&lt;v&gt;/log/00000000000000000042.json
+ * datasets/&lt;d&gt;/&lt;v&gt;/checkpoints/99999999999999999959-00000000000000000040.json.gz
  * </pre>
  */
 public final class DatasetLayout {
 
     private static final String ROOT = "datasets/";
     private static final Pattern COMMIT_FILE = Pattern.compile("(\\d{20})\\.json");
+    private static final Pattern CHECKPOINT_FILE = Pattern.compile("(\\d{20})-(\\d{20})\\.json\\.gz");
+    private static final int ID_DIGITS = 20;
 
     private DatasetLayout() {
     }
@@ -72,5 +75,68 @@ public final class DatasetLayout {
         } catch (NumberFormatException e) {
             return OptionalLong.empty(); // 20 digits can exceed Long.MAX_VALUE: not one of ours
         }
+    }
+
+    /**
+     * {@code datasets/<d>/<v>/checkpoints/}: a sibling of {@code log/}, so listing the log never
+     * walks over checkpoints (and readers that predate checkpoints see nothing new under {@code log/}).
+     */
+    public static String checkpointPrefix(String dataset, String version) {
+        return versionPrefix(dataset, version) + "checkpoints/";
+    }
+
+    /**
+     * {@code checkpoints/<descending id>-<id>.json.gz}. The descending part is the 20-digit id with
+     * every digit {@code d} replaced by {@code 9 - d}, so keys sort newest first and one LIST with
+     * {@code max-keys=1} finds the newest checkpoint, however many there are.
+     */
+    public static String checkpointKey(String dataset, String version, long snapshotId) {
+        if (snapshotId < 1) {
+            throw new IllegalArgumentException("checkpoint snapshot ids start at 1, got " + snapshotId);
+        }
+        return checkpointPrefix(dataset, version) + descending(snapshotId) + "-" + padded(snapshotId) + ".json.gz";
+    }
+
+    /**
+     * The LIST start-after value whose first result is the newest checkpoint with id {@code <= atMost}:
+     * the prefix plus the descending form of {@code atMost} (it sorts just before that checkpoint's
+     * key and after every newer one).
+     */
+    public static String checkpointSearchStart(String dataset, String version, long atMost) {
+        if (atMost < 0) {
+            throw new IllegalArgumentException("snapshot ids are >= 0, got " + atMost);
+        }
+        return checkpointPrefix(dataset, version) + descending(atMost);
+    }
+
+    /** The snapshot id of a checkpoint key, or empty if the key is something else (or its two ids disagree). */
+    public static OptionalLong checkpointIdOf(String dataset, String version, String key) {
+        String prefix = checkpointPrefix(dataset, version);
+        if (key == null || !key.startsWith(prefix)) {
+            return OptionalLong.empty();
+        }
+        Matcher m = CHECKPOINT_FILE.matcher(key.substring(prefix.length()));
+        if (!m.matches()) {
+            return OptionalLong.empty();
+        }
+        try {
+            long id = Long.parseLong(m.group(2));
+            return id >= 1 && m.group(1).equals(descending(id)) ? OptionalLong.of(id) : OptionalLong.empty();
+        } catch (NumberFormatException e) {
+            return OptionalLong.empty();
+        }
+    }
+
+    private static String padded(long id) {
+        return String.format("%0" + ID_DIGITS + "d", id);
+    }
+
+    /** Nine's complement of the 20-digit form: 99999999999999999999 - id, as 20 digits. */
+    private static String descending(long id) {
+        char[] digits = padded(id).toCharArray();
+        for (int i = 0; i < digits.length; i++) {
+            digits[i] = (char) ('9' - (digits[i] - '0'));
+        }
+        return new String(digits);
     }
 }

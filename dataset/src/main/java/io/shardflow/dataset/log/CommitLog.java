@@ -31,30 +31,57 @@ import org.slf4j.LoggerFactory;
  * So a committer that crashed, or whose write timed out after the server stored it, simply
  * commits again.
  *
- * <p>Thread-safe. Entries read are cached forever (they never change).
+ * <p>Checkpoints: after committing snapshot {@code n} with {@code n % checkpointInterval == 0}, the
+ * committer also writes {@code checkpoints/…n.json.gz}, holding what entries {@code 1..n} say. Opening
+ * a log then costs one LIST for the newest checkpoint, one GET for it, one LIST of the log after it
+ * and one GET per later entry, instead of one GET per entry: a handful of requests for a version of
+ * 100,000 shards. A catching-up instance that finds many new entries jumps to a checkpoint too.
+ *
+ * <p>Thread-safe. Entries read are cached forever (they never change). Snapshots share that cache
+ * instead of copying it, so {@link #latest()} costs one LIST when nothing is new.
  */
 public final class CommitLog {
 
     private static final Logger log = LoggerFactory.getLogger(CommitLog.class);
 
     static final int MAX_ATTEMPTS = 20;
+    /** Default {@code checkpointInterval}; see dataset/FORMAT.md for the measurement behind it. */
+    public static final int DEFAULT_CHECKPOINT_INTERVAL = 10;
+    /** A refresh that finds more new entries than this looks for a checkpoint to skip them. */
+    static final int CATCH_UP_THRESHOLD = 32;
     private static final int LIST_PAGE = 1000;
 
     private final ObjectStore store;
     private final String dataset;
     private final String version;
     private final Clock clock;
+    private final int checkpointInterval;
     private final CommitLogCodec codec = new CommitLogCodec();
-    private final CommitLogState state = new CommitLogState();
+    private final CheckpointStore checkpoints;
+    private CommitLogState state = new CommitLogState();
     /** Last log key read or written: the start-after cursor for finding new entries. */
     private String cursor;
     private boolean readOnce;
 
+    /** A log that writes a checkpoint every {@value #DEFAULT_CHECKPOINT_INTERVAL} commits. */
     public CommitLog(ObjectStore store, String dataset, String version, Clock clock) {
+        this(store, dataset, version, clock, DEFAULT_CHECKPOINT_INTERVAL);
+    }
+
+    /**
+     * @param checkpointInterval this instance writes a checkpoint after committing a snapshot whose id
+     *                           is a multiple of it; 0 writes none (checkpoints are read either way)
+     */
+    public CommitLog(ObjectStore store, String dataset, String version, Clock clock, int checkpointInterval) {
         this.store = Objects.requireNonNull(store, "store");
         this.dataset = Names.requireDatasetName("dataset name", dataset);
         this.version = Names.requireDatasetName("dataset version", version);
         this.clock = Objects.requireNonNull(clock, "clock");
+        if (checkpointInterval < 0) {
+            throw new IllegalArgumentException("checkpointInterval must be >= 0 (0 = write none), got " + checkpointInterval);
+        }
+        this.checkpointInterval = checkpointInterval;
+        this.checkpoints = new CheckpointStore(store, this.dataset, this.version);
     }
 
     /** Reads new entries and returns the newest snapshot. */
@@ -63,13 +90,31 @@ public final class CommitLog {
         return snapshotFromState(state.latestId());
     }
 
+    /**
+     * What each entry 1..latest says about itself (committer, time, shard count), oldest first. Reads
+     * new entries first.
+     */
+    public synchronized List<CommitInfo> history() {
+        refresh();
+        return state.commits();
+    }
+
+    /** The shards entry {@code snapshotId} added to snapshot {@code snapshotId - 1}; snapshot must exist. */
+    public synchronized List<ShardEntry> addedBy(long snapshotId) {
+        if (snapshotId < 1) {
+            throw new IllegalArgumentException("commit snapshot ids start at 1, got " + snapshotId);
+        }
+        snapshot(snapshotId);
+        return state.addedBy(snapshotId);
+    }
+
     /** The snapshot with this id; throws {@link IllegalArgumentException} if it does not exist (yet). */
     public synchronized Snapshot snapshot(long snapshotId) {
         if (snapshotId < 0) {
             throw new IllegalArgumentException("snapshot ids are >= 0, got " + snapshotId);
         }
         if (snapshotId > state.latestId()) {
-            refresh();
+            readUpTo(snapshotId);
         }
         if (snapshotId > state.latestId()) {
             throw new IllegalArgumentException("snapshot " + snapshotId + " of " + dataset + "/" + version
@@ -142,6 +187,9 @@ public final class CommitLog {
                 cursor = key;
                 log.info("Committed snapshot {} of {}/{}: {} new shards, {} already committed", next, dataset, version,
                         fresh.size(), already.size());
+                if (checkpointInterval > 0 && next % checkpointInterval == 0) {
+                    checkpoints.write(state);
+                }
                 return new CommitResult(next, fresh, already);
             }
             log.info("Snapshot {} of {}/{} was taken by another committer (attempt {} of {}); re-reading the log",
@@ -167,11 +215,34 @@ public final class CommitLog {
         }
     }
 
-    /** Reads log entries after the cursor, checking that ids follow on without gaps. */
+    /** Reads every entry not read yet. */
     private void refresh() {
+        readUpTo(Long.MAX_VALUE);
+    }
+
+    /**
+     * Reads entries after the cursor up to {@code target}, checking that ids follow on without gaps.
+     * A first read starts from the newest checkpoint at or before {@code target}; a later one jumps to
+     * a checkpoint when it finds more than {@value #CATCH_UP_THRESHOLD} entries to catch up on.
+     */
+    private void readUpTo(long target) {
+        if (cursor == null && state.latestId() == 0) {
+            checkpoints.newestAtMost(target).ifPresent(this::adopt);
+        }
+        boolean triedCheckpoint = false;
         String prefix = DatasetLayout.commitPrefix(dataset, version);
-        while (true) {
-            List<String> keys = store.list(prefix, cursor, LIST_PAGE);
+        while (state.latestId() < target) {
+            int page = (int) Math.min(LIST_PAGE, target - state.latestId());
+            List<String> keys = store.list(prefix, cursor, page);
+            if (!triedCheckpoint && keys.size() > CATCH_UP_THRESHOLD) {
+                triedCheckpoint = true;
+                Optional<CommitLogState> jump = checkpoints.newestAtMost(target)
+                        .filter(s -> s.latestId() > state.latestId() + CATCH_UP_THRESHOLD);
+                if (jump.isPresent()) {
+                    adopt(jump.get());
+                    continue;
+                }
+            }
             for (String key : keys) {
                 OptionalLong id = DatasetLayout.snapshotIdOf(dataset, version, key);
                 if (id.isEmpty()) {
@@ -179,29 +250,44 @@ public final class CommitLog {
                     cursor = key;
                     continue;
                 }
-                long expected = state.latestId() + 1;
-                if (id.getAsLong() != expected) {
-                    throw new IllegalStateException("commit log of " + dataset + "/" + version + " has entry "
-                            + id.getAsLong() + " where " + expected + " was expected (entries missing or deleted)");
-                }
-                byte[] bytes = store.get(key).orElseThrow(() -> new IllegalStateException(
-                        "commit-log entry " + key + " was listed but cannot be read"));
-                CommitEntry entry;
-                try {
-                    entry = codec.decode(bytes);
-                } catch (IllegalArgumentException e) {
-                    throw new IllegalStateException("commit-log entry " + key + " is unreadable: " + e.getMessage(), e);
-                }
-                if (entry.snapshotId() != expected) {
-                    throw new IllegalStateException("commit-log entry " + key + " says it is snapshot " + entry.snapshotId());
-                }
-                state.apply(entry);
-                cursor = key;
+                readEntry(key, id.getAsLong());
             }
-            if (keys.size() < LIST_PAGE) {
+            if (keys.size() < page) {
                 return;
             }
         }
+    }
+
+    private void readEntry(String key, long id) {
+        long expected = state.latestId() + 1;
+        if (id != expected) {
+            throw new IllegalStateException("commit log of " + dataset + "/" + version + " has entry "
+                    + id + " where " + expected + " was expected (entries missing or deleted)");
+        }
+        byte[] bytes = store.get(key).orElseThrow(() -> new IllegalStateException(
+                "commit-log entry " + key + " was listed but cannot be read"));
+        CommitEntry entry;
+        try {
+            entry = codec.decode(bytes);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalStateException("commit-log entry " + key + " is unreadable: " + e.getMessage(), e);
+        }
+        if (entry.snapshotId() != expected) {
+            throw new IllegalStateException("commit-log entry " + key + " says it is snapshot " + entry.snapshotId());
+        }
+        state.apply(entry);
+        cursor = key;
+    }
+
+    /** Continues from a checkpoint's state, which must extend what was read so far. */
+    private void adopt(CommitLogState loaded) {
+        long read = state.latestId();
+        if (read > 0 && !loaded.shardsOf(read).equals(state.shardsOf(read))) {
+            throw new IllegalStateException("checkpoint " + loaded.latestId() + " of " + dataset + "/" + version
+                    + " disagrees with log entries 1.." + read + ": verify the dataset version");
+        }
+        state = loaded;
+        cursor = DatasetLayout.commitKey(dataset, version, loaded.latestId());
     }
 
     private Snapshot snapshotFromState(long snapshotId) {

@@ -58,7 +58,7 @@ public final class IngestConfig extends AbstractConfig {
             .define(SEAL_TICK_MS, Type.LONG, 1_000L, Range.between(10, 60_000), Importance.LOW,
                     "how often open shards are checked for age")
             .define(SAMPLE_MAX_BYTES, Type.LONG, 16L << 20, Range.atLeast(1), Importance.MEDIUM,
-                    "largest tensor payload accepted for one sample")
+                    "largest sample accepted, as encoded on the topic and as tensor payload; larger ones are dead-lettered as OVERSIZE_SAMPLE")
             .define(STATE_DIR, Type.STRING, System.getProperty("java.io.tmpdir") + "/shardflow-ingest", Importance.MEDIUM,
                     "Kafka Streams state directory")
             .define(METRICS_PORT, Type.INT, -1, Range.atLeast(-1), Importance.LOW,

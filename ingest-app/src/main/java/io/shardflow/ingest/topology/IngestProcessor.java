@@ -46,19 +46,21 @@ final class IngestProcessor implements Processor<byte[], byte[], byte[], byte[]>
     private final IngestMetrics metrics;
     private final Duration dedupeWindow;
     private final Duration tickInterval;
+    private final long maxRecordBytes;
 
     private ProcessorContext<byte[], byte[]> context;
     private KeyValueStore<String, LaneState> lanes;
     private DuplicateFilter duplicates;
 
     IngestProcessor(SampleDecoder decoder, SampleValidator validator, SealPolicy sealPolicy, IngestMetrics metrics,
-                    Duration dedupeWindow, Duration tickInterval) {
+                    Duration dedupeWindow, Duration tickInterval, long maxRecordBytes) {
         this.decoder = decoder;
         this.validator = validator;
         this.sealPolicy = sealPolicy;
         this.metrics = metrics;
         this.dedupeWindow = dedupeWindow;
         this.tickInterval = tickInterval;
+        this.maxRecordBytes = maxRecordBytes;
     }
 
     @Override
@@ -72,6 +74,12 @@ final class IngestProcessor implements Processor<byte[], byte[], byte[], byte[]>
     @Override
     public void process(Record<byte[], byte[]> record) {
         String topic = context.recordMetadata().map(m -> m.topic()).orElse("");
+        if (record.value() != null && record.value().length > maxRecordBytes) {
+            // Checked before decoding: a huge record costs nothing more than this comparison.
+            reject(record, Rejection.of(RejectReason.OVERSIZE_SAMPLE, "record of %d bytes exceeds sample.max.bytes = %d",
+                    record.value().length, maxRecordBytes));
+            return;
+        }
         DecodedSample decoded = decoder.decode(topic, record.headers(), record.value());
         if (decoded.isRejected()) {
             reject(record, decoded.rejection());

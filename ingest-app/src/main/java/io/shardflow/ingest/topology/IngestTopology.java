@@ -30,7 +30,8 @@ public final class IngestTopology {
     public record Topics(String samples, String assignments, String deadLetters) {
     }
 
-    public record Settings(Topics topics, SealPolicy sealPolicy, Duration dedupeWindow, Duration tickInterval) {
+    /** @param maxRecordBytes larger encoded records are dead-lettered unread, as oversize */
+    public record Settings(Topics topics, SealPolicy sealPolicy, Duration dedupeWindow, Duration tickInterval, long maxRecordBytes) {
     }
 
     public static Topology build(Settings settings, Supplier<SampleDecoder> decoders, SampleValidator validator,
@@ -39,7 +40,7 @@ public final class IngestTopology {
         topology.addSource(SOURCE, Serdes.ByteArray().deserializer(), Serdes.ByteArray().deserializer(),
                 settings.topics().samples());
         topology.addProcessor(PROCESSOR, () -> new IngestProcessor(decoders.get(), validator, settings.sealPolicy(), metrics,
-                settings.dedupeWindow(), settings.tickInterval()), SOURCE);
+                settings.dedupeWindow(), settings.tickInterval(), settings.maxRecordBytes()), SOURCE);
         topology.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(LANE_STORE),
                 Serdes.String(), new LaneStateSerde()), PROCESSOR);
         // Window size equals retention: an id is remembered for exactly one dedupe window.

@@ -1,6 +1,8 @@
 package io.shardflow.ingest.validate;
 
 import io.shardflow.schemas.Sample;
+import com.microsoft.kiota.ApiException;
+import io.apicurio.registry.rest.client.models.ProblemDetails;
 import java.io.IOException;
 import java.net.ConnectException;
 import java.net.http.HttpTimeoutException;
@@ -52,6 +54,16 @@ public final class SampleDecoder {
 
     private static DecodedSample classify(RuntimeException failure) {
         for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
+            if (cause instanceof ApiException api) {
+                int status = api.getResponseStatusCode();
+                if (status == 404) {
+                    return DecodedSample.rejected(RejectReason.UNKNOWN_SCHEMA, "schema id is not in the registry: " + registryDetail(api));
+                }
+                if (status == 0 || status >= 500 || status == 429) {
+                    throw new RegistryUnavailableException("schema registry answered " + status + ": " + registryDetail(api), failure);
+                }
+                return DecodedSample.rejected(RejectReason.UNDECODABLE, "schema registry answered " + status + ": " + registryDetail(api));
+            }
             if (cause instanceof ConnectException || cause instanceof HttpTimeoutException
                     || cause instanceof java.net.SocketTimeoutException) {
                 throw new RegistryUnavailableException("schema registry unreachable: " + cause.getMessage(), failure);
@@ -60,8 +72,13 @@ public final class SampleDecoder {
             if (text.contains("not found") || text.contains("notfound") || text.contains("404")) {
                 return DecodedSample.rejected(RejectReason.UNKNOWN_SCHEMA, "schema id is not in the registry: " + summary(cause));
             }
-            if (cause instanceof AvroTypeException) {
+            if (cause instanceof IllegalArgumentException && String.valueOf(cause.getMessage()).contains("writer's schema")) {
+                // Avro's specific reader found no class for the writer's record name: another schema entirely.
                 return DecodedSample.rejected(RejectReason.INCOMPATIBLE_SCHEMA, summary(cause));
+            }
+            if (cause instanceof AvroTypeException) {
+                boolean missing = String.valueOf(cause.getMessage()).contains("missing required field");
+                return DecodedSample.rejected(missing ? RejectReason.MISSING_FIELD : RejectReason.INCOMPATIBLE_SCHEMA, summary(cause));
             }
             if (cause instanceof IOException && !(cause instanceof java.io.EOFException)
                     && cause.getClass().getName().startsWith("java.net")) {
@@ -69,6 +86,13 @@ public final class SampleDecoder {
             }
         }
         return DecodedSample.rejected(RejectReason.UNDECODABLE, summary(failure));
+    }
+
+    private static String registryDetail(ApiException api) {
+        if (api instanceof ProblemDetails problem) {
+            return problem.getTitle() + (problem.getDetail() == null ? "" : " (" + problem.getDetail() + ")");
+        }
+        return summary(api);
     }
 
     private static String summary(Throwable t) {

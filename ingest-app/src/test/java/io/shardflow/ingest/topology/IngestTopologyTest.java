@@ -71,7 +71,7 @@ class IngestTopologyTest {
                 return dataset.equals(spec.name());
             }
         };
-        var topology = IngestTopology.build(new IngestTopology.Settings(TOPICS, limits, Duration.ofHours(1), Duration.ofMillis(100)),
+        var topology = IngestTopology.build(new IngestTopology.Settings(TOPICS, limits, Duration.ofHours(1), Duration.ofMillis(100), 4096),
                 () -> new SampleDecoder(deserializer), new SampleValidator(specs, 1 << 20), new IngestMetrics(new SimpleMeterRegistry()));
         Properties props = new Properties();
         props.put(StreamsConfig.APPLICATION_ID_CONFIG, "ingest-test");
@@ -218,6 +218,7 @@ class IngestTopologyTest {
         cases.put("UNKNOWN_VERSION", encode(unknownVersion));
         cases.put("MISSING_TENSOR", encode(missingTensor));
         cases.put("UNKNOWN_SCHEMA", new byte[] {0, 0, 0, 0x7f, 0x7f, 2, 4});
+        cases.put("OVERSIZE_SAMPLE", encode(TestSamples.sample("huge", new float[2000], 1)));
         cases.forEach((reason, bytes) -> samples.pipeInput(reason.getBytes(StandardCharsets.UTF_8), bytes));
         publish(TestSamples.sample("good"));
 

@@ -113,18 +113,22 @@ class OffsetTrackerTest {
     void shouldDropEverythingAboutAForgottenPartition() {
         open(P0, A, 0);
         consume(P0, 1, 2);
+        tracker.finished(P0, A);
+        open(P0, B, 3);
         consume(P1, 0);
-        tracker.markCommitted(tracker.committable());
+        tracker.markCommitted(tracker.committable()); // P0 -> 3, P1 -> 1
 
         tracker.forget(P0);
 
         assertThat(tracker.committable()).as("P0 is gone, P1 did not move").isEmpty();
         assertThat(tracker.positionsAfter(Set.of())).containsOnlyKeys(P1);
 
-        // Re-assigned later: it starts from scratch (no stale hold at 0, no stale "already committed").
-        open(P0, C, 20);
-        consume(P0, 21);
-        assertThat(offsetOf(P0)).isEqualTo(20);
+        // Assigned again later, from the group's committed offset 3: no stale hold by B, no stale "already committed".
+        open(P0, C, 3);
+        consume(P0, 4);
+        assertThat(offsetOf(P0)).isEqualTo(3);
+        tracker.finished(P0, C);
+        assertThat(offsetOf(P0)).isEqualTo(5);
     }
 
     @Test

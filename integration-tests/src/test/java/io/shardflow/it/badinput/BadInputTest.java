@@ -1,0 +1,192 @@
+package io.shardflow.it.badinput;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.apicurio.registry.serde.avro.AvroKafkaSerializer;
+import io.apicurio.registry.serde.config.SerdeConfig;
+import io.shardflow.cli.PipelineSettings;
+import io.shardflow.cli.StackEndpoints;
+import io.shardflow.dataset.catalog.DatasetCatalog;
+import io.shardflow.dataset.spec.DatasetSpec;
+import io.shardflow.dataset.spec.TensorSpec;
+import io.shardflow.dataset.store.S3ObjectStore;
+import io.shardflow.dataset.store.S3Settings;
+import io.shardflow.edge.SampleBuilder;
+import io.shardflow.ingest.IngestApp;
+import io.shardflow.it.support.KafkaTopics;
+import io.shardflow.schemas.Sample;
+import io.shardflow.schemas.internal.SampleAssigned;
+import io.shardflow.schemas.internal.ShardEvent;
+import io.shardflow.schemas.internal.ShardEventCodec;
+import io.shardflow.stack.LocalStack;
+import io.shardflow.stack.StackConfig;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.stream.Collectors;
+import org.apache.avro.Schema;
+import org.apache.avro.SchemaBuilder;
+import org.apache.avro.generic.GenericData;
+import org.apache.avro.generic.GenericRecord;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.header.Header;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Every kind of bad input, produced to the real broker and decoded against the real registry, must
+ * land in the dead-letter topic with its reason and original bytes, while good records around it
+ * keep flowing: 100% of bad records in the DLQ, 0 good ones.
+ */
+class BadInputTest {
+
+    private static final String DATASET = "strict";
+    private static final String VERSION = "v1";
+    private static final long MAX_RECORD_BYTES = 8_192;
+
+    @TempDir
+    Path work;
+
+    @Test
+    void shouldDeadLetterEveryBadRecordWithItsReasonAndKeepAcceptingGoodOnes() throws Exception {
+        try (LocalStack stack = LocalStack.start(StackConfig.defaults(work.resolve("stack")))) {
+            StackEndpoints endpoints = StackEndpoints.of(stack);
+            S3ObjectStore store = S3ObjectStore.connect(new S3Settings(endpoints.s3Endpoint(), endpoints.s3AccessKey(),
+                    endpoints.s3SecretKey(), endpoints.bucket(), "us-east-1"));
+            new DatasetCatalog(store).create(new DatasetSpec(DATASET, VERSION,
+                    List.of(TensorSpec.parse("image:float32:2x4"), TensorSpec.parse("label:int64")),
+                    "label", "it", "no NaN allowed", 0, false, Instant.now()));
+            Map<String, Object> settings = new HashMap<>(PipelineSettings.ingest(endpoints, 1000, 1 << 20, Duration.ofSeconds(1),
+                    work.resolve("ingest")));
+            settings.put("sample.max.bytes", Long.toString(MAX_RECORD_BYTES));
+            IngestApp ingest = IngestApp.start(settings);
+            try {
+                Map<String, byte[]> bad = badRecords(endpoints.registryUrl());
+                List<ProducerRecord<byte[], byte[]>> records = new ArrayList<>();
+                List<String> goodIds = new ArrayList<>();
+                int n = 0;
+                for (Map.Entry<String, byte[]> entry : bad.entrySet()) {
+                    String goodId = "good-" + n++;
+                    goodIds.add(goodId);
+                    records.add(new ProducerRecord<>("samples", goodId.getBytes(StandardCharsets.UTF_8),
+                            serialize(endpoints.registryUrl(), good(goodId))));
+                    records.add(new ProducerRecord<>("samples", entry.getKey().getBytes(StandardCharsets.UTF_8), entry.getValue()));
+                }
+                new KafkaTopics(endpoints.bootstrapServers()).produce("samples", records);
+
+                KafkaTopics topics = new KafkaTopics(endpoints.bootstrapServers());
+                List<ConsumerRecord<byte[], byte[]>> dead = topics.readUntil("samples-dlq", r -> r.size() >= bad.size(),
+                        Duration.ofSeconds(60));
+                List<ConsumerRecord<byte[], byte[]>> assigned = topics.readUntil("shard-assignments",
+                        r -> assignedIds(r).containsAll(goodIds), Duration.ofSeconds(60));
+
+                assertThat(dead).as("one dead letter per bad record, none for good ones").hasSize(bad.size());
+                for (ConsumerRecord<byte[], byte[]> letter : dead) {
+                    String expectedReason = new String(letter.key(), StandardCharsets.UTF_8).replaceAll("#.*", "");
+                    assertThat(header(letter, "shardflow.dlq.reason")).as("reason of %s (detail: %s)", expectedReason, header(letter, "shardflow.dlq.detail")).isEqualTo(expectedReason);
+                    assertThat(header(letter, "shardflow.dlq.detail")).isNotBlank();
+                    assertThat(header(letter, "shardflow.dlq.source")).startsWith("samples/");
+                    assertThat(letter.value()).as("original bytes of %s", expectedReason)
+                            .isEqualTo(bad.get(new String(letter.key(), StandardCharsets.UTF_8)));
+                }
+                assertThat(assignedIds(assigned)).as("every good record assigned exactly once, and only those")
+                        .containsExactlyInAnyOrderElementsOf(goodIds.stream().collect(Collectors.toList()))
+                        .doesNotHaveDuplicates();
+                assertThat(ingest.streams().state().isRunningOrRebalancing()).isTrue();
+            } finally {
+                ingest.close();
+            }
+        }
+    }
+
+    /** Key = expected reason code (with a #suffix where one reason has several cases), value = the record bytes. */
+    private static Map<String, byte[]> badRecords(String registryUrl) {
+        Map<String, byte[]> bad = new LinkedHashMap<>();
+        bad.put("NOT_AVRO", "random bytes \u0000\u0001 from a confused device".getBytes(StandardCharsets.UTF_8));
+        bad.put("NULL_VALUE", null);
+        bad.put("UNKNOWN_SCHEMA", ByteBuffer.allocate(16).put((byte) 0).putInt(987_654).put(new byte[] {2, 4, 6}).array());
+        bad.put("INCOMPATIBLE_SCHEMA", serialize(registryUrl, otherSchemaRecord()));
+        bad.put("MISSING_FIELD", serialize(registryUrl, sampleMissingFields()));
+        bad.put("INVALID_FIELD", serialize(registryUrl, mutate(good("x"), s -> s.setSampleId(""))));
+        bad.put("UNKNOWN_DATASET", serialize(registryUrl, mutate(good("ud"), s -> s.setDataset("no-such-dataset"))));
+        bad.put("UNKNOWN_VERSION", serialize(registryUrl, mutate(good("uv"), s -> s.setVersion("v9"))));
+        bad.put("DTYPE_MISMATCH", serialize(registryUrl, mutate(good("dt"), s -> s.getTensors().get(1).setDtype(io.shardflow.schemas.DType.INT32))));
+        bad.put("SHAPE_MISMATCH", serialize(registryUrl, mutate(good("sh"), s -> s.getTensors().get(0).setShape(List.of(4, 2)))));
+        bad.put("BYTE_LENGTH_MISMATCH", serialize(registryUrl, mutate(good("bl"),
+                s -> s.getTensors().get(0).setData(ByteBuffer.wrap(new byte[31])))));
+        bad.put("MISSING_TENSOR", serialize(registryUrl, mutate(good("mt"), s -> s.setTensors(List.of(s.getTensors().get(0))))));
+        bad.put("OVERSIZE_SAMPLE", serialize(registryUrl, mutate(good("big"),
+                s -> s.getTensors().get(0).setData(ByteBuffer.wrap(new byte[(int) MAX_RECORD_BYTES * 2])))));
+        bad.put("NON_FINITE_VALUE#nan", serialize(registryUrl, sample("nan", new float[] {0, 1, Float.NaN, 3, 4, 5, 6, 7})));
+        bad.put("NON_FINITE_VALUE#inf", serialize(registryUrl, sample("inf", new float[] {0, 1, 2, 3, Float.NEGATIVE_INFINITY, 5, 6, 7})));
+        bad.put("DUPLICATE_SAMPLE_ID", serialize(registryUrl, good("good-0")));
+        return bad;
+    }
+
+    private static Sample good(String id) {
+        return sample(id, new float[] {0, 1, 2, 3, 4, 5, 6, 7});
+    }
+
+    private static Sample sample(String id, float[] image) {
+        return SampleBuilder.forDataset(DATASET, VERSION).id(id).device("dev").producedAt(Instant.ofEpochMilli(1))
+                .float32("image", image, 2, 4).int64("label", new long[] {3}).build();
+    }
+
+    private static Sample mutate(Sample sample, java.util.function.Consumer<Sample> change) {
+        change.accept(sample);
+        return sample;
+    }
+
+    private static GenericRecord otherSchemaRecord() {
+        Schema schema = SchemaBuilder.record("Telemetry").namespace("com.example.edge").fields()
+                .requiredString("deviceId").requiredDouble("batteryLevel").endRecord();
+        GenericRecord record = new GenericData.Record(schema);
+        record.put("deviceId", "dev");
+        record.put("batteryLevel", 0.5);
+        return record;
+    }
+
+    /** Same record name as Sample but without most required fields: an old or broken producer. */
+    private static GenericRecord sampleMissingFields() {
+        Schema schema = SchemaBuilder.record("Sample").namespace("io.shardflow.schemas").fields()
+                .requiredString("dataset").requiredString("version").requiredString("sampleId").endRecord();
+        GenericRecord record = new GenericData.Record(schema);
+        record.put("dataset", DATASET);
+        record.put("version", VERSION);
+        record.put("sampleId", "partial");
+        return record;
+    }
+
+    private static byte[] serialize(String registryUrl, Object value) {
+        try (AvroKafkaSerializer<Object> serializer = new AvroKafkaSerializer<>()) {
+            serializer.configure(Map.of(SerdeConfig.REGISTRY_URL, registryUrl, SerdeConfig.AUTO_REGISTER_ARTIFACT, true), false);
+            return serializer.serialize("samples", value);
+        }
+    }
+
+
+    private static List<String> assignedIds(List<ConsumerRecord<byte[], byte[]>> records) {
+        List<String> ids = new ArrayList<>();
+        for (ConsumerRecord<byte[], byte[]> record : records) {
+            ShardEvent event = ShardEventCodec.decode(record.value());
+            if (event.getBody() instanceof SampleAssigned assigned) {
+                ids.add(assigned.getSample().getSampleId());
+            }
+        }
+        return ids;
+    }
+
+    private static String header(ConsumerRecord<byte[], byte[]> record, String name) {
+        Header header = record.headers().lastHeader(name);
+        return header == null ? null : new String(header.value(), StandardCharsets.UTF_8);
+    }
+}

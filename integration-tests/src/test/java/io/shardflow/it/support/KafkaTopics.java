@@ -1,0 +1,55 @@
+package io.shardflow.it.support;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+
+/** Plain byte-level produce and read-back against the real broker, for tests. */
+public final class KafkaTopics {
+
+    private final String bootstrapServers;
+
+    public KafkaTopics(String bootstrapServers) {
+        this.bootstrapServers = bootstrapServers;
+    }
+
+    public void produce(String topic, List<ProducerRecord<byte[], byte[]>> records) throws Exception {
+        Map<String, Object> props = Map.of("bootstrap.servers", bootstrapServers, "acks", "all", "enable.idempotence", true);
+        try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(props, new ByteArraySerializer(), new ByteArraySerializer())) {
+            for (ProducerRecord<byte[], byte[]> record : records) {
+                producer.send(record).get(30, TimeUnit.SECONDS);
+            }
+        }
+    }
+
+    /** Reads committed records from the start of {@code topic} until {@code done} holds or the timeout passes. */
+    public List<ConsumerRecord<byte[], byte[]>> readUntil(String topic, Predicate<List<ConsumerRecord<byte[], byte[]>>> done,
+                                                          Duration timeout) {
+        Properties props = new Properties();
+        props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
+        props.put(ConsumerConfig.GROUP_ID_CONFIG, "test-reader-" + UUID.randomUUID());
+        props.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+        props.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+        List<ConsumerRecord<byte[], byte[]>> records = new ArrayList<>();
+        try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(props, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
+            consumer.subscribe(List.of(topic));
+            long deadline = System.nanoTime() + timeout.toNanos();
+            while (!done.test(records) && System.nanoTime() < deadline) {
+                consumer.poll(Duration.ofMillis(300)).forEach(records::add);
+            }
+        }
+        return records;
+    }
+}

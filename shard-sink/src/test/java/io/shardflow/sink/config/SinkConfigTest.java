@@ -1,0 +1,72 @@
+package io.shardflow.sink.config;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Properties;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.common.config.ConfigException;
+import org.junit.jupiter.api.Test;
+
+class SinkConfigTest {
+
+    private static Map<String, Object> minimal() {
+        Map<String, Object> settings = new HashMap<>();
+        settings.put("bootstrap.servers", "broker-1:9092,broker-2:9092");
+        settings.put("s3.endpoint", "http://127.0.0.1:9000");
+        settings.put("s3.access.key", "test");
+        settings.put("s3.secret.key", "test-secret");
+        settings.put("s3.bucket", "shardflow");
+        return settings;
+    }
+
+    @Test
+    void shouldKeepTheSettingsTheCommitProtocolDependsOnWhateverTheUserPasses() {
+        Map<String, Object> settings = minimal();
+        settings.put("kafka.enable.auto.commit", "true");
+        settings.put("kafka.isolation.level", "read_uncommitted");
+        settings.put("kafka.auto.offset.reset", "latest");
+        settings.put("kafka.max.poll.records", "50");
+
+        Properties props = new SinkConfig(settings).consumerProperties();
+
+        assertThat(props.get(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG)).isEqualTo(false);
+        assertThat(props.get(ConsumerConfig.ISOLATION_LEVEL_CONFIG)).isEqualTo("read_committed");
+        assertThat(props.get(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG)).isEqualTo("earliest");
+        assertThat(props.get(ConsumerConfig.MAX_POLL_RECORDS_CONFIG)).as("tunable").isEqualTo("50");
+        assertThat(props.get(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG)).isEqualTo("broker-1:9092,broker-2:9092");
+        assertThat(props.get(ConsumerConfig.GROUP_ID_CONFIG)).isEqualTo("shardflow-shard-sink");
+    }
+
+    @Test
+    void shouldNameTheKeyOfAnInvalidValue() {
+        Map<String, Object> settings = minimal();
+        settings.put("retry.attempts", "0");
+
+        assertThatThrownBy(() -> new SinkConfig(settings))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("retry.attempts");
+    }
+
+    @Test
+    void shouldRefuseAnEmptyBootstrapServerList() {
+        Map<String, Object> settings = minimal();
+        settings.put("bootstrap.servers", "");
+
+        assertThatThrownBy(() -> new SinkConfig(settings))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("bootstrap.servers");
+    }
+
+    @Test
+    void shouldRequireTheBootstrapServers() {
+        Map<String, Object> settings = minimal();
+        settings.remove("bootstrap.servers");
+
+        assertThatThrownBy(() -> new SinkConfig(settings))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("bootstrap.servers");
+    }
+}
