@@ -8,9 +8,11 @@ shape ``(N, *field_shape)``; root datasets ``sample_id``, ``device_id`` (strings
 
 from __future__ import annotations
 
+import io
 import json
+import os
 from dataclasses import dataclass, field
-from typing import Dict, List
+from typing import Dict, List, Union
 
 import h5py
 import numpy as np
@@ -46,9 +48,14 @@ def _strings(dataset) -> List[str]:
     return [_text(v).rstrip("\x00") for v in dataset[()]]
 
 
-def read_shard(path: str) -> Shard:
-    """Reads every row of a shard file into memory."""
-    with h5py.File(path, "r") as f:
+def read_shard(source: Union[str, os.PathLike, bytes], attributes: bool = True) -> Shard:
+    """Reads every row of a shard into memory, from a file path or from the file's bytes.
+
+    ``attributes=False`` skips decoding the per-row attribute JSON (``Shard.attributes`` is empty).
+    """
+    path = "<bytes>" if isinstance(source, (bytes, bytearray, memoryview)) else os.fspath(source)
+    opened = io.BytesIO(source) if path == "<bytes>" else path
+    with h5py.File(opened, "r") as f:
         fmt = int(np.asarray(f.attrs["shardflow_format"]).item())
         if fmt != SUPPORTED_FORMAT:
             raise ValueError(f"{path}: shard format {fmt} is not supported (expected {SUPPORTED_FORMAT})")
@@ -58,7 +65,7 @@ def read_shard(path: str) -> Shard:
             if _text(ds.attrs.get("shardflow_dtype", "")) == "bool":
                 data = data.astype(np.bool_)
             tensors[name] = data
-        attributes = [json.loads(s) if s else {} for s in _strings(f["attributes"])]
+        rows = [json.loads(s) if s else {} for s in _strings(f["attributes"])] if attributes else []
         return Shard(
             dataset=_text(f.attrs["dataset"]),
             version=_text(f.attrs["version"]),
@@ -68,5 +75,5 @@ def read_shard(path: str) -> Shard:
             sample_ids=_strings(f["sample_id"]),
             device_ids=_strings(f["device_id"]),
             produced_at=f["produced_at"][()].astype(np.int64),
-            attributes=attributes,
+            attributes=rows,
         )

@@ -38,11 +38,15 @@ public final class StartupChecks {
         }
     }
 
-    public void objectStore(ObjectStore store, String endpoint, String settingName) {
+    /** Lists the datasets prefix: proves endpoint, credentials and bucket in one request. */
+    public void objectStore(ObjectStore store, String endpoint, String endpointSetting, String bucketSetting) {
         try {
             store.listPrefixes("datasets/");
         } catch (RuntimeException e) {
-            throw new StartupException(settingName, "cannot use the object store at " + endpoint + ": " + rootMessage(e));
+            String message = rootMessage(e);
+            String setting = message.contains("NoSuchBucket") || message.contains("bucket does not exist")
+                    ? bucketSetting : endpointSetting;
+            throw new StartupException(setting, "cannot use the object store at " + endpoint + ": " + message);
         }
     }
 

@@ -56,7 +56,7 @@ public final class IngestApp implements ProcessLauncher.RunningProcess {
         IngestConfig config = new IngestConfig(settings);
         StartupChecks checks = new StartupChecks(Duration.ofSeconds(10));
         ObjectStore store = S3ObjectStore.connect(config.s3());
-        checks.objectStore(store, config.s3().endpoint(), S3Config.ENDPOINT);
+        checks.objectStore(store, config.s3().endpoint(), S3Config.ENDPOINT, S3Config.BUCKET);
         checks.kafka(String.join(",", config.getList(IngestConfig.BOOTSTRAP_SERVERS)), IngestConfig.BOOTSTRAP_SERVERS);
         String registryUrl = config.getString(IngestConfig.REGISTRY_URL);
         checks.registry(registryUrl, IngestConfig.REGISTRY_URL);

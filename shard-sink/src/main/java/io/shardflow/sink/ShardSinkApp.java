@@ -53,7 +53,7 @@ public final class ShardSinkApp implements ProcessLauncher.RunningProcess {
         SinkConfig config = new SinkConfig(settings);
         StartupChecks checks = new StartupChecks(Duration.ofSeconds(10));
         ObjectStore store = S3ObjectStore.connect(config.s3());
-        checks.objectStore(store, config.s3().endpoint(), S3Config.ENDPOINT);
+        checks.objectStore(store, config.s3().endpoint(), S3Config.ENDPOINT, S3Config.BUCKET);
         checks.kafka(config.bootstrapServers(), SinkConfig.BOOTSTRAP_SERVERS);
 
         int metricsPort = config.getInt(SinkConfig.METRICS_PORT);

@@ -62,6 +62,8 @@ public final class CommitLog {
     /** Last log key read or written: the start-after cursor for finding new entries. */
     private String cursor;
     private boolean readOnce;
+    /** Whether the first read, which starts from a checkpoint, has happened. */
+    private boolean opened;
 
     /** A log that writes a checkpoint every {@value #DEFAULT_CHECKPOINT_INTERVAL} commits. */
     public CommitLog(ObjectStore store, String dataset, String version, Clock clock) {
@@ -226,8 +228,9 @@ public final class CommitLog {
      * a checkpoint when it finds more than {@value #CATCH_UP_THRESHOLD} entries to catch up on.
      */
     private void readUpTo(long target) {
-        if (cursor == null && state.latestId() == 0) {
+        if (!opened) {
             checkpoints.newestAtMost(target).ifPresent(this::adopt);
+            opened = true;
         }
         boolean triedCheckpoint = false;
         String prefix = DatasetLayout.commitPrefix(dataset, version);

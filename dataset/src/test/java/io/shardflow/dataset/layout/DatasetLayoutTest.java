@@ -39,4 +39,27 @@ class DatasetLayoutTest {
         assertThatThrownBy(() -> DatasetLayout.specKey("d", "a/b")).hasMessageContaining("dataset version 'a/b'");
         assertThatThrownBy(() -> DatasetLayout.commitKey("d", "v", 0)).hasMessageContaining("start at 1");
     }
+
+    @Test
+    void shouldNameCheckpointsNewestFirst() {
+        assertThat(DatasetLayout.checkpointPrefix("cifar", "v1")).isEqualTo("datasets/cifar/v1/checkpoints/");
+        assertThat(DatasetLayout.checkpointKey("cifar", "v1", 40))
+                .isEqualTo("datasets/cifar/v1/checkpoints/99999999999999999959-00000000000000000040.json.gz");
+        assertThat(DatasetLayout.checkpointKey("d", "v", 100_000)).isLessThan(DatasetLayout.checkpointKey("d", "v", 99_990));
+        assertThat(DatasetLayout.checkpointKey("d", "v", 20)).isLessThan(DatasetLayout.checkpointKey("d", "v", 10));
+        assertThat(DatasetLayout.checkpointIdOf("d", "v", DatasetLayout.checkpointKey("d", "v", 123))).hasValue(123);
+        assertThat(DatasetLayout.checkpointIdOf("d", "v", "datasets/d/v/checkpoints/99999999999999999959-00000000000000000041.json.gz"))
+                .as("the two ids disagree").isEmpty();
+        assertThat(DatasetLayout.checkpointIdOf("d", "v", DatasetLayout.commitKey("d", "v", 7))).isEmpty();
+    }
+
+    @Test
+    void shouldStartACheckpointSearchJustBeforeTheNewestCheckpointAtOrBeforeTheTarget() {
+        String start = DatasetLayout.checkpointSearchStart("d", "v", 25);
+
+        assertThat(DatasetLayout.checkpointKey("d", "v", 30)).isLessThan(start);
+        assertThat(DatasetLayout.checkpointKey("d", "v", 26)).isLessThan(start);
+        assertThat(DatasetLayout.checkpointKey("d", "v", 25)).isGreaterThan(start);
+        assertThat(DatasetLayout.checkpointKey("d", "v", 20)).isGreaterThan(start);
+    }
 }

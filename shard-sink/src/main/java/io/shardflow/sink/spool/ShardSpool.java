@@ -12,6 +12,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.LongConsumer;
 
 /**
  * The on-disk spool of one open shard: its assignment records, length-prefixed, in arrival order.
@@ -22,12 +23,19 @@ import java.util.List;
 public final class ShardSpool implements AutoCloseable {
 
     private final Path file;
+    private final LongConsumer usage;
     private DataOutputStream out;
     private int records;
     private long bytes;
 
     ShardSpool(Path file) {
+        this(file, bytes -> { });
+    }
+
+    /** @param usage told of every byte appended (positive) and released on close (negative) */
+    ShardSpool(Path file, LongConsumer usage) {
         this.file = file;
+        this.usage = usage;
         try {
             Files.createDirectories(file.getParent());
             this.out = new DataOutputStream(new BufferedOutputStream(Files.newOutputStream(file,
@@ -46,6 +54,7 @@ public final class ShardSpool implements AutoCloseable {
         }
         records++;
         bytes += record.length + Integer.BYTES;
+        usage.accept(record.length + Integer.BYTES);
     }
 
     /** Every record appended so far, in order. */
@@ -85,8 +94,13 @@ public final class ShardSpool implements AutoCloseable {
     /** Closes and deletes the spool file. */
     @Override
     public void close() {
+        if (out == null) {
+            return;
+        }
+        usage.accept(-bytes);
         try {
             out.close();
+            out = null;
             Files.deleteIfExists(file);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot delete spool " + file, e);

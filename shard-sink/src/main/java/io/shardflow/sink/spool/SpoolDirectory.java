@@ -6,6 +6,7 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Comparator;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Stream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -19,6 +20,7 @@ public final class SpoolDirectory {
     private static final Logger LOG = LoggerFactory.getLogger(SpoolDirectory.class);
 
     private final Path root;
+    private final AtomicLong bytes = new AtomicLong();
 
     private SpoolDirectory(Path root) {
         this.root = root;
@@ -39,7 +41,12 @@ public final class SpoolDirectory {
 
     public ShardSpool create(int partition, ShardId shard) {
         String name = shard.dataset() + "~" + shard.version() + "~" + shard.laneAndSequence().replace('/', '~') + ".spool";
-        return new ShardSpool(root.resolve("p" + partition).resolve(name));
+        return new ShardSpool(root.resolve("p" + partition).resolve(name), bytes::addAndGet);
+    }
+
+    /** Bytes held by the spools created here and not closed yet: what the spool budget limits. */
+    public long bytes() {
+        return bytes.get();
     }
 
     public Path root() {

@@ -1,0 +1,137 @@
+package io.shardflow.it.config;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.shardflow.cli.PipelineSettings;
+import io.shardflow.cli.StackEndpoints;
+import io.shardflow.stack.LocalStack;
+import io.shardflow.stack.StackConfig;
+import java.io.IOException;
+import java.io.Writer;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A bad setting or an unreachable dependency must stop ingest-app and shard-sink at start, as real
+ * processes, with exit code 2 and one line on stderr that names the setting.
+ */
+class ConfigErrorTest {
+
+    private static final String INGEST = "io.shardflow.ingest.IngestApp";
+    private static final String SINK = "io.shardflow.sink.ShardSinkApp";
+
+    @TempDir
+    static Path work;
+    private static LocalStack stack;
+    private static StackEndpoints endpoints;
+
+    @BeforeAll
+    static void startStack() {
+        stack = LocalStack.start(StackConfig.defaults(work.resolve("stack")));
+        endpoints = StackEndpoints.of(stack);
+    }
+
+    @AfterAll
+    static void stopStack() {
+        stack.close();
+    }
+
+    private static Map<String, String> ingestSettings() {
+        return new HashMap<>(PipelineSettings.ingest(endpoints, 10, 1 << 20, java.time.Duration.ofSeconds(1), work.resolve("ingest")));
+    }
+
+    private static Map<String, String> sinkSettings() {
+        return new HashMap<>(PipelineSettings.sink(endpoints, work.resolve("sink"), "t"));
+    }
+
+    @Test
+    void shouldNameAMissingRequiredSetting() throws Exception {
+        Map<String, String> settings = ingestSettings();
+        settings.remove("bootstrap.servers");
+        assertStopsNaming(INGEST, settings, "bootstrap.servers");
+    }
+
+    @Test
+    void shouldNameAMalformedNumber() throws Exception {
+        Map<String, String> settings = ingestSettings();
+        settings.put("shard.max.samples", "lots");
+        assertStopsNaming(INGEST, settings, "shard.max.samples");
+    }
+
+    @Test
+    void shouldNameAnOutOfRangeValue() throws Exception {
+        Map<String, String> settings = ingestSettings();
+        settings.put("shard.max.age.ms", "0");
+        assertStopsNaming(INGEST, settings, "shard.max.age.ms");
+    }
+
+    @Test
+    void shouldNameAMissingSinkSetting() throws Exception {
+        Map<String, String> settings = sinkSettings();
+        settings.remove("s3.bucket");
+        assertStopsNaming(SINK, settings, "s3.bucket");
+    }
+
+    @Test
+    void shouldNameAnUnreachableObjectStore() throws Exception {
+        Map<String, String> settings = sinkSettings();
+        settings.put("s3.endpoint", "http://127.0.0.1:" + closedPort());
+        assertStopsNaming(SINK, settings, "s3.endpoint");
+    }
+
+    @Test
+    void shouldNameAMissingBucket() throws Exception {
+        Map<String, String> settings = sinkSettings();
+        settings.put("s3.bucket", "no-such-bucket");
+        assertStopsNaming(SINK, settings, "s3.bucket");
+    }
+
+    @Test
+    void shouldNameAnUnreachableBroker() throws Exception {
+        Map<String, String> settings = sinkSettings();
+        settings.put("bootstrap.servers", "127.0.0.1:" + closedPort());
+        assertStopsNaming(SINK, settings, "bootstrap.servers");
+    }
+
+    @Test
+    void shouldNameAnUnreachableRegistry() throws Exception {
+        Map<String, String> settings = ingestSettings();
+        settings.put("registry.url", "http://127.0.0.1:" + closedPort() + "/apis/registry/v3");
+        assertStopsNaming(INGEST, settings, "registry.url");
+    }
+
+    private void assertStopsNaming(String mainClass, Map<String, String> settings, String key) throws Exception {
+        Path config = Files.createTempFile(work, "bad", ".properties");
+        Properties props = new Properties();
+        props.putAll(settings);
+        try (Writer out = Files.newBufferedWriter(config)) {
+            props.store(out, null);
+        }
+        Path java = Path.of(System.getProperty("java.home"), "bin", "java");
+        Process process = new ProcessBuilder(List.of(java.toString(), "-cp", System.getProperty("java.class.path"), mainClass,
+                config.toString())).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+        String stderr = new String(process.getErrorStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(process.waitFor(60, TimeUnit.SECONDS)).as("process stops by itself").isTrue();
+        assertThat(process.exitValue()).as("exit code; stderr:%n%s", stderr).isEqualTo(2);
+        List<String> lines = stderr.lines().filter(l -> l.startsWith("ingest-app:") || l.startsWith("shard-sink:")).toList();
+        assertThat(lines).as("stderr:%n%s", stderr).hasSize(1);
+        assertThat(lines.get(0)).contains(key);
+    }
+
+    private static int closedPort() throws IOException {
+        try (ServerSocket socket = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            return socket.getLocalPort();
+        }
+    }
+}

@@ -1,0 +1,190 @@
+"""A local, size-limited cache of shard files, verified against the commit log.
+
+Files are named by their SHA-256 (``<dir>/<sha256>.h5``): shards are immutable and content
+addressing means two datasets, or two S3 endpoints, can never serve each other a wrong file.
+
+- A shard is downloaded once, into memory, checked for the size and SHA-256 its log entry gives,
+  and only then written to the cache (temp file + rename, so a crash leaves no half file).
+- A cached file is checked again every time it is read (one SHA-256 pass over bytes already in
+  memory), so a file damaged on disk is caught, not fed to a trainer.
+- On any mismatch the bad file is deleted and :class:`ChecksumError` names the shard.
+- When the files pass ``limit_bytes``, the least recently used ones are deleted, never one that
+  this process is reading. Use is recorded in the file's mtime, so DataLoader workers and several
+  trainers can share one cache directory.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import logging
+import os
+import threading
+import time
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Dict, Optional, Union
+
+from shardflow.errors import ChecksumError
+from shardflow.log import ShardEntry
+from shardflow.store import ObjectStore
+
+log = logging.getLogger(__name__)
+
+DEFAULT_LIMIT_BYTES = 20 << 30
+"""20 GiB; ``None`` means no limit."""
+_STALE_PART_SECONDS = 3600
+
+
+def default_cache_dir() -> str:
+    return os.environ.get("SHARDFLOW_CACHE_DIR") or os.path.join(os.path.expanduser("~"), ".cache", "shardflow",
+                                                                 "shards")
+
+
+@dataclass
+class CacheStats:
+    """Counts for this process (each DataLoader worker has its own)."""
+
+    hits: int = 0
+    downloads: int = 0
+    bytes_downloaded: int = 0
+    evictions: int = 0
+
+
+class ShardCache:
+    def __init__(self, directory: Union[str, os.PathLike, None] = None,
+                 limit_bytes: Optional[int] = DEFAULT_LIMIT_BYTES):
+        if limit_bytes is not None and limit_bytes < 0:
+            raise ValueError(f"cache limit must be >= 0 bytes or None, got {limit_bytes}")
+        self.directory = os.path.abspath(os.fspath(directory)) if directory is not None else default_cache_dir()
+        self.limit_bytes = limit_bytes
+        self.stats = CacheStats()
+        self._pinned: Dict[str, int] = {}
+        self._lock = threading.Lock()
+
+    def __getstate__(self):
+        return {"directory": self.directory, "limit_bytes": self.limit_bytes}
+
+    def __setstate__(self, state):
+        self.__init__(state["directory"], state["limit_bytes"])
+
+    def __repr__(self):
+        return f"ShardCache({self.directory}, limit {self.limit_bytes} bytes)"
+
+    def path_for(self, shard: ShardEntry) -> str:
+        return os.path.join(self.directory, f"{shard.sha256}.h5")
+
+    def read(self, shard: ShardEntry, store: ObjectStore) -> bytes:
+        """The shard's verified bytes, from the cache or downloaded into it."""
+        path = self.path_for(shard)
+        with self._pin(path):
+            try:
+                with open(path, "rb") as f:
+                    data = f.read()
+            except FileNotFoundError:
+                data = None
+            if data is not None:
+                self._touch(path)
+                self._verify(shard, data, f"in the cache at {path}", path)
+                self.stats.hits += 1
+                return data
+            data = self._download(shard, store)
+            self._store(path, data)
+            self._evict()
+            return data
+
+    def _download(self, shard: ShardEntry, store: ObjectStore) -> bytes:
+        buffer = io.BytesIO()
+        store.download(shard.object_key, buffer)
+        data = buffer.getvalue()
+        self.stats.downloads += 1
+        self.stats.bytes_downloaded += len(data)
+        self._verify(shard, data, "after download", None)
+        return data
+
+    def _store(self, path: str, data: bytes) -> None:
+        os.makedirs(self.directory, exist_ok=True)
+        part = f"{path}.part-{os.getpid()}-{threading.get_ident()}"
+        try:
+            with open(part, "wb") as f:
+                f.write(data)
+            os.replace(part, path)
+        except OSError as e:
+            # A full or read-only disk must not stop training: the bytes are verified and in memory.
+            log.warning("Cannot cache shard file %s: %s", path, e)
+            _unlink(part)
+
+    @staticmethod
+    def _verify(shard: ShardEntry, data: bytes, where: str, path: Optional[str]) -> None:
+        actual = hashlib.sha256(data).hexdigest()
+        if len(data) != shard.bytes or actual != shard.sha256:
+            if path is not None:
+                _unlink(path)
+            raise ChecksumError(shard.shard_id, shard.object_key, shard.sha256, actual, shard.bytes, len(data), where)
+
+    @staticmethod
+    def _touch(path: str) -> None:
+        try:
+            os.utime(path)
+        except OSError:
+            pass  # evicted by another process meanwhile: the bytes are already read
+
+    @contextmanager
+    def _pin(self, path: str):
+        with self._lock:
+            self._pinned[path] = self._pinned.get(path, 0) + 1
+        try:
+            yield
+        finally:
+            with self._lock:
+                self._pinned[path] -= 1
+                if not self._pinned[path]:
+                    del self._pinned[path]
+
+    def size_bytes(self) -> int:
+        return sum(size for _, size, _ in self._files())
+
+    def _files(self):
+        try:
+            entries = list(os.scandir(self.directory))
+        except FileNotFoundError:
+            return []
+        files = []
+        now = time.time()
+        for e in entries:
+            try:
+                st = e.stat()
+            except FileNotFoundError:
+                continue
+            if e.name.endswith(".h5"):
+                files.append((st.st_mtime_ns, st.st_size, e.path))
+            elif ".h5.part-" in e.name and now - st.st_mtime > _STALE_PART_SECONDS:
+                _unlink(e.path)  # left by a process that died while writing
+        return files
+
+    def _evict(self) -> None:
+        if self.limit_bytes is None:
+            return
+        files = self._files()
+        total = sum(size for _, size, _ in files)
+        if total <= self.limit_bytes:
+            return
+        with self._lock:
+            pinned = set(self._pinned)
+        for _, size, path in sorted(files):
+            if total <= self.limit_bytes:
+                break
+            if path in pinned:
+                continue
+            if _unlink(path):
+                self.stats.evictions += 1
+                log.debug("Evicted %s (%d bytes) from the shard cache", path, size)
+            total -= size
+
+
+def _unlink(path: str) -> bool:
+    try:
+        os.unlink(path)
+        return True
+    except FileNotFoundError:
+        return False

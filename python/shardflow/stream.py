@@ -1,0 +1,289 @@
+"""The sample stream of one reader: its shards in deterministic order, a seeded shuffle buffer,
+mid-epoch resume by deterministic replay, and following the log for new snapshots.
+
+Reader ``g`` of ``total`` reads, for (seed, epoch):
+
+1. segment 0: the pinned snapshot's shards in :func:`~shardflow.order.shard_order`, those at
+   positions ``i % total == g``;
+2. with ``follow``: one segment per newly committed snapshot ``s = pinned+1, pinned+2, ...``: the
+   shards entry ``s`` added, in the same hash order, positions continuing where the previous
+   segment stopped (so new shards are spread over all readers, whatever the poll timing).
+
+Rows go through the shuffle buffer in file order; the buffer is emptied at the end of every
+segment. Every call the stream makes depends only on (seed, epoch, g, total) and the log, never on
+timing, so it can be replayed: resuming after ``n`` samples replays the first ``n`` with stand-ins
+(shard, row) instead of data, downloading nothing for them, then continues with real samples.
+"""
+
+from __future__ import annotations
+
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, fields
+from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple
+
+import numpy as np
+
+from shardflow.log import CommitLog, ShardEntry, Snapshot
+from shardflow.order import ShuffleBuffer, check_seed, sample_rng, shard_order, split
+from shardflow.shard import Shard
+
+STATE_FORMAT = "shardflow.sample-stream/1"
+METADATA_KEYS = ("sample_id", "device_id", "produced_at", "attributes")
+
+
+class Sample(dict):
+    """One sample: ``{tensor name: numpy array, ..., "sample_id": str, "device_id": str,
+    "produced_at": int}`` (plus ``"attributes"`` if asked for). ``position`` is (reader g, readers
+    total, index in g's stream), which resume bookkeeping uses; it is not a key, so it never reaches
+    a batch."""
+
+    __slots__ = ("position",)
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.position: Optional[Tuple[int, int, int]] = None
+
+    def __reduce__(self):
+        return (_make_sample, (dict(self), self.position))
+
+
+def _make_sample(data, position):
+    s = Sample(data)
+    s.position = position
+    return s
+
+
+@dataclass(frozen=True)
+class StreamOptions:
+    seed: int = 0
+    epoch: int = 0
+    shuffle_shards: bool = True
+    shuffle_buffer: int = 1000
+    follow: bool = False
+    poll_interval: float = 5.0
+    follow_timeout: Optional[float] = None
+    attributes: bool = False
+    prefetch: int = 1
+
+    def __post_init__(self):
+        check_seed(self.seed, self.epoch)
+        if self.shuffle_buffer < 0:
+            raise ValueError(f"shuffle_buffer must be >= 0, got {self.shuffle_buffer}")
+        if self.poll_interval <= 0:
+            raise ValueError(f"poll_interval must be > 0 seconds, got {self.poll_interval}")
+        if self.follow_timeout is not None and self.follow_timeout < 0:
+            raise ValueError(f"follow_timeout must be >= 0 seconds or None, got {self.follow_timeout}")
+        if self.prefetch < 0:
+            raise ValueError(f"prefetch must be >= 0 shards, got {self.prefetch}")
+
+    def with_epoch(self, epoch: int) -> "StreamOptions":
+        return StreamOptions(**{**{f.name: getattr(self, f.name) for f in fields(self)}, "epoch": epoch})
+
+
+def segments(log: CommitLog, snapshot: Snapshot, opts: StreamOptions, g: int, total: int,
+             clock: Callable[[], float] = time.monotonic,
+             sleep: Callable[[float], None] = time.sleep) -> Iterator[List[ShardEntry]]:
+    """Reader ``g``'s shards, one list per segment (see the module doc)."""
+    ordered = shard_order(snapshot.shards, opts.seed, opts.epoch, opts.shuffle_shards)
+    yield split(ordered, g, total)
+    if not opts.follow:
+        return
+    position = len(ordered)
+    next_id = snapshot.snapshot_id + 1
+    last_news = clock()
+    while True:
+        added = log.added_by(next_id)
+        if added is None:
+            waited = clock() - last_news
+            if opts.follow_timeout is not None and waited >= opts.follow_timeout:
+                return
+            left = None if opts.follow_timeout is None else opts.follow_timeout - waited
+            sleep(opts.poll_interval if left is None else max(0.0, min(opts.poll_interval, left)))
+            continue
+        last_news = clock()
+        ordered = shard_order(added, opts.seed, opts.epoch, opts.shuffle_shards)
+        yield split(ordered, g, total, offset=position)
+        position += len(ordered)
+        next_id += 1
+
+
+class ShardSource:
+    """What the stream needs from a dataset: verified shard bytes, and decoding them."""
+
+    def shard_bytes(self, shard: ShardEntry) -> bytes:
+        raise NotImplementedError
+
+    def decode_shard(self, shard: ShardEntry, data: bytes, attributes: bool) -> Shard:
+        raise NotImplementedError
+
+
+def worker_samples(source: ShardSource, segs: Iterator[List[ShardEntry]], opts: StreamOptions, g: int, total: int,
+                   skip: int = 0) -> Iterator[Sample]:
+    """Reader ``g``'s samples, without the first ``skip`` of them. Each sample's ``position`` is
+    ``(g, total, index)``, index counting from 0 at the start of the epoch (so the first is ``skip``)."""
+    buffer: ShuffleBuffer = ShuffleBuffer(opts.shuffle_buffer, sample_rng(opts.seed, opts.epoch, g))
+    emitted = 0
+    skipping = skip > 0
+    prefetcher = _Prefetcher(source.shard_bytes, opts.prefetch)
+
+    def load(shard: ShardEntry) -> Shard:
+        return source.decode_shard(shard, prefetcher.get(shard), opts.attributes)
+
+    def materialize(items: List[Any]) -> List[Any]:
+        loaded: Dict[str, Shard] = {}
+        out = []
+        for item in items:
+            if isinstance(item, tuple):
+                shard, row = item
+                if shard.shard_id not in loaded:
+                    loaded[shard.shard_id] = load(shard)
+                item = _sample(loaded[shard.shard_id], row)
+            out.append(item)
+        return out
+
+    try:
+        for seg in segs:
+            for k, shard in enumerate(seg):
+                if skipping and buffer.size == 0 and emitted + shard.sample_count <= skip:
+                    emitted += shard.sample_count  # a whole shard before the resume point: not even read
+                    skipping = emitted < skip
+                    continue
+                rows: Optional[Shard] = None
+                for r in range(shard.sample_count):
+                    if skipping:
+                        item: Any = (shard, r)
+                    else:
+                        if rows is None:
+                            prefetcher.schedule(seg[k + 1:k + 1 + opts.prefetch])
+                            rows = load(shard)
+                        item = _sample(rows, r)
+                    out = buffer.push(item)
+                    if out is None:
+                        continue
+                    if skipping:
+                        emitted += 1
+                        if emitted == skip:
+                            skipping = False
+                            buffer.replace(materialize)
+                    else:
+                        out.position = (g, total, emitted)
+                        emitted += 1
+                        yield out
+            for out in buffer.drain():
+                if skipping:
+                    emitted += 1
+                    if emitted == skip:
+                        skipping = False
+                        buffer.replace(materialize)
+                else:
+                    out.position = (g, total, emitted)
+                    emitted += 1
+                    yield out
+    finally:
+        prefetcher.close()
+
+
+def _sample(shard: Shard, row: int) -> Sample:
+    s = Sample()
+    for name, values in shard.tensors.items():
+        s[name] = np.array(values[row])  # a copy: the shard's arrays are freed once it is consumed
+    s["sample_id"] = shard.sample_ids[row]
+    s["device_id"] = shard.device_ids[row]
+    s["produced_at"] = int(shard.produced_at[row])
+    if shard.attributes:
+        s["attributes"] = shard.attributes[row]
+    return s
+
+
+class _Prefetcher:
+    """Downloads (and verifies) the next shards in a background thread while one is decoded."""
+
+    def __init__(self, fetch: Callable[[ShardEntry], bytes], depth: int):
+        self._fetch = fetch
+        self._pool = ThreadPoolExecutor(1, thread_name_prefix="shardflow-prefetch") if depth > 0 else None
+        self._futures: Dict[str, Any] = {}
+
+    def schedule(self, shards: Sequence[ShardEntry]) -> None:
+        if self._pool is None:
+            return
+        for shard in shards:
+            if shard.shard_id not in self._futures:
+                self._futures[shard.shard_id] = self._pool.submit(self._fetch, shard)
+
+    def get(self, shard: ShardEntry) -> bytes:
+        future = self._futures.pop(shard.shard_id, None)
+        return future.result() if future is not None else self._fetch(shard)
+
+    def close(self) -> None:
+        if self._pool is not None:
+            for future in self._futures.values():
+                future.cancel()
+            self._pool.shutdown(wait=False)
+
+
+# ---- resume state -------------------------------------------------------------------------------
+
+def make_state(dataset: str, version: str, snapshot_id: int, opts: StreamOptions, total: Optional[int],
+               yielded: Mapping[int, int]) -> Dict[str, Any]:
+    """The resume state: enough to replay every reader's stream and skip what it already yielded.
+
+    ``yielded[g]`` is how many samples reader ``g`` of ``total`` had handed out (to the trainer) in
+    ``epoch``; a reader that is not listed had handed out none.
+    """
+    return {
+        "format": STATE_FORMAT, "dataset": dataset, "version": version, "snapshot_id": snapshot_id,
+        "seed": opts.seed, "epoch": opts.epoch, "shuffle_shards": opts.shuffle_shards,
+        "shuffle_buffer": opts.shuffle_buffer, "total_readers": total,
+        "yielded": {str(g): int(n) for g, n in sorted(yielded.items())},
+    }
+
+
+@dataclass(frozen=True)
+class ResumePoint:
+    snapshot_id: int
+    epoch: int
+    total: Optional[int]
+    yielded: Dict[int, int]
+
+    def skip_for(self, g: int, total: int) -> int:
+        if self.yielded and self.total != total:
+            raise ValueError(f"the resume state was saved with {self.total} readers (ranks x DataLoader workers) "
+                             f"and is now read with {total}: resume with the same world_size * num_workers")
+        return self.yielded.get(g, 0)
+
+
+def parse_state(state: Mapping[str, Any], dataset: str, version: str, opts: StreamOptions) -> ResumePoint:
+    """Checks a resume state against the dataset and the options that shape the stream."""
+    if state.get("format") != STATE_FORMAT:
+        raise ValueError(f"not a shardflow resume state (format {state.get('format')!r}, expected {STATE_FORMAT!r})")
+    if (state["dataset"], state["version"]) != (dataset, version):
+        raise ValueError(f"the resume state is for {state['dataset']}/{state['version']}, not {dataset}/{version}")
+    for name in ("seed", "shuffle_shards", "shuffle_buffer"):
+        if state[name] != getattr(opts, name):
+            raise ValueError(f"the resume state was saved with {name}={state[name]!r} but this reader has "
+                             f"{name}={getattr(opts, name)!r}; the replayed order would differ")
+    yielded = {int(g): int(n) for g, n in state["yielded"].items()}
+    return ResumePoint(int(state["snapshot_id"]), int(state["epoch"]), state.get("total_readers"), yielded)
+
+
+def merge_states(states: Sequence[Mapping[str, Any]]) -> Dict[str, Any]:
+    """One state from the states of several ranks of the same run (each knows its own readers)."""
+    if not states:
+        raise ValueError("no states to merge")
+    merged = dict(states[0])
+    yielded: Dict[str, int] = {}
+    for state in states:
+        for key in ("format", "dataset", "version", "snapshot_id", "seed", "epoch", "shuffle_shards",
+                    "shuffle_buffer"):
+            if state[key] != merged[key]:
+                raise ValueError(f"cannot merge resume states with different {key}: {merged[key]!r} and {state[key]!r}")
+        if state.get("total_readers") is not None:
+            if merged.get("total_readers") not in (None, state["total_readers"]):
+                raise ValueError(f"cannot merge resume states of {merged['total_readers']} and "
+                                 f"{state['total_readers']} readers")
+            merged["total_readers"] = state["total_readers"]
+        for g, n in state["yielded"].items():
+            yielded[str(g)] = max(yielded.get(str(g), 0), int(n))
+    merged["yielded"] = dict(sorted(yielded.items(), key=lambda kv: int(kv[0])))
+    return merged

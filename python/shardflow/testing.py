@@ -1,0 +1,117 @@
+"""Writing datasets the way shard-sink does, for tests and tools (readers never need this).
+
+Shard files are written with h5py in the layout of dataset/FORMAT.md; objects and commit entries
+are written create-only, so a test can commit to a real bucket alongside the real pipeline.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+from datetime import datetime, timezone
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
+
+import h5py
+import numpy as np
+
+from shardflow import layout
+from shardflow.log import CommitEntry, ShardEntry, entry_to_json, latest_snapshot_id
+from shardflow.spec import DatasetSpec, spec_to_json
+from shardflow.store import ObjectStore
+
+Row = Mapping[str, Any]
+"""``{tensor name: array-like, "sample_id": str, "device_id": str, "produced_at": int, "attributes": dict}``"""
+
+
+def shard_file_bytes(spec: DatasetSpec, shard_id: str, rows: Sequence[Row]) -> bytes:
+    """One shard file in the FORMAT.md layout, as bytes."""
+    if not rows:
+        raise ValueError("a shard has at least one row")
+    buffer = io.BytesIO()
+    with h5py.File(buffer, "w") as f:
+        f.attrs["shardflow_format"] = np.int32(1)
+        f.attrs["dataset"] = spec.name
+        f.attrs["version"] = spec.version
+        f.attrs["shard_id"] = shard_id
+        f.attrs["spec_fingerprint"] = spec.fingerprint
+        f.attrs["sample_count"] = np.int64(len(rows))
+        group = f.create_group("tensors")
+        for t in spec.tensors:
+            values = np.stack([np.asarray(r[t.name], dtype=t.numpy_dtype).reshape(t.shape) for r in rows])
+            stored = values.astype(np.uint8) if t.dtype == "bool" else values
+            group.create_dataset(t.name, data=stored).attrs["shardflow_dtype"] = t.dtype
+        _strings(f, "sample_id", [r["sample_id"] for r in rows])
+        _strings(f, "device_id", [r.get("device_id", "test-device") for r in rows])
+        f.create_dataset("produced_at", data=np.array([int(r.get("produced_at", 0)) for r in rows], dtype=np.int64))
+        _strings(f, "attributes", [json.dumps(r.get("attributes", {}), sort_keys=True, separators=(",", ":"))
+                                   for r in rows])
+    return buffer.getvalue()
+
+
+def _strings(f: h5py.File, name: str, values: List[str]) -> None:
+    encoded = [v.encode("utf-8") for v in values]
+    width = max(1, max(len(v) for v in encoded))
+    f.create_dataset(name, data=np.array(encoded, dtype=f"S{width}"),
+                     dtype=h5py.string_dtype("utf-8", width))
+
+
+class DatasetWriter:
+    """Creates a dataset version and commits shards to it, create-only, as shard-sink would."""
+
+    def __init__(self, store: ObjectStore, spec: DatasetSpec, committer: str = "shardflow-testing"):
+        self.store = store
+        self.spec = spec
+        self.committer = committer
+
+    def create(self) -> None:
+        key = layout.spec_key(self.spec.name, self.spec.version)
+        if not self.store.put_if_absent(key, json.dumps(spec_to_json(self.spec), indent=2).encode()):
+            raise FileExistsError(f"{key} already exists")
+
+    def put_shard(self, lane: int, sequence: int, rows: Sequence[Row]) -> Tuple[ShardEntry, bytes]:
+        """Uploads one shard; returns its log entry (snapshot_id 0 until committed) and its bytes."""
+        name, version = self.spec.name, self.spec.version
+        shard_id = layout.shard_id(name, version, lane, sequence)
+        data = shard_file_bytes(self.spec, shard_id, rows)
+        key = layout.shard_key(name, version, lane, sequence)
+        if not self.store.put_if_absent(key, data):
+            raise FileExistsError(f"{key} already exists")
+        produced = [int(r.get("produced_at", 0)) for r in rows]
+        return ShardEntry(shard_id=shard_id, object_key=key, lane=lane, sequence=sequence, sample_count=len(rows),
+                          bytes=len(data), sha256=hashlib.sha256(data).hexdigest(),
+                          spec_fingerprint=self.spec.fingerprint, first_produced_at=min(produced),
+                          last_produced_at=max(produced), snapshot_id=0), data
+
+    def commit(self, shards: Sequence[ShardEntry], snapshot_id: Optional[int] = None) -> int:
+        """Writes the next log entry (create-only) adding ``shards``; returns its snapshot id."""
+        name, version = self.spec.name, self.spec.version
+        if snapshot_id is None:
+            snapshot_id = latest_snapshot_id(self.store, name, version) + 1
+        entry = CommitEntry(snapshot_id, self.committer,
+                            datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z"),
+                            tuple(shards))
+        key = layout.commit_key(name, version, snapshot_id)
+        if not self.store.put_if_absent(key, json.dumps(entry_to_json(entry), indent=2).encode()):
+            raise FileExistsError(f"{key} already exists: another committer took snapshot {snapshot_id}")
+        return snapshot_id
+
+    def add(self, shards_rows: Sequence[Tuple[int, int, Sequence[Row]]]) -> int:
+        """Uploads shards ``(lane, sequence, rows)`` and commits them as one new snapshot."""
+        return self.commit([self.put_shard(lane, seq, rows)[0] for lane, seq, rows in shards_rows])
+
+
+def rows_for(spec: DatasetSpec, ids: Sequence[int], device: str = "test-device") -> List[Dict[str, Any]]:
+    """Deterministic rows for sample numbers ``ids``: every tensor value derives from the number, so a
+    test can recompute what it should read (``expected_tensor``)."""
+    return [dict({t.name: expected_tensor(t, n) for t in spec.tensors}, sample_id=f"s-{n:06d}", device_id=device,
+                 produced_at=1_700_000_000_000 + n, attributes={"n": str(n)}) for n in ids]
+
+
+def expected_tensor(t, n: int) -> np.ndarray:
+    size = int(np.prod(t.shape)) if t.shape else 1
+    if t.dtype == "bool":
+        values = (np.arange(size) + n) % 2 == 0
+    else:
+        values = (np.arange(size) + n * 7) % 97
+    return values.astype(t.numpy_dtype).reshape(t.shape)
