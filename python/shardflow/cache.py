@@ -60,6 +60,7 @@ class ShardCache:
         self.limit_bytes = limit_bytes
         self.stats = CacheStats()
         self._pinned: Dict[str, int] = {}
+        self._last_use_ns = 0
         self._lock = threading.Lock()
 
     def __getstate__(self):
@@ -109,6 +110,7 @@ class ShardCache:
             with open(part, "wb") as f:
                 f.write(data)
             os.replace(part, path)
+            self._touch(path)
         except OSError as e:
             # A full or read-only disk must not stop training: the bytes are verified and in memory.
             log.warning("Cannot cache shard file %s: %s", path, e)
@@ -122,10 +124,14 @@ class ShardCache:
                 _unlink(path)
             raise ChecksumError(shard.shard_id, shard.object_key, shard.sha256, actual, shard.bytes, len(data), where)
 
-    @staticmethod
-    def _touch(path: str) -> None:
+    def _touch(self, path: str) -> None:
+        # An explicit, strictly increasing time: the kernel's own file times are coarse (a few ms),
+        # which would make reads close together look simultaneous.
+        with self._lock:
+            self._last_use_ns = max(time.time_ns(), self._last_use_ns + 1)
+            now = self._last_use_ns
         try:
-            os.utime(path)
+            os.utime(path, ns=(now, now))
         except OSError:
             pass  # evicted by another process meanwhile: the bytes are already read
 

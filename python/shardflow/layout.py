@@ -58,3 +58,40 @@ def shard_key(dataset: str, version: str, lane: int, sequence: int) -> str:
 
 def shard_id(dataset: str, version: str, lane: int, sequence: int) -> str:
     return f"{dataset}/{version}/lane-{lane:05d}/shard-{sequence:012d}"
+
+
+# ---- checkpoints: datasets/<d>/<v>/checkpoints/<descending id>-<id>.json.gz ---------------------
+# The descending part is the 20-digit id with every digit d replaced by 9 - d, so keys sort newest
+# first and one LIST (max 1 key) finds the newest checkpoint at or below any id.
+
+_CHECKPOINT_FILE = re.compile(r"(\d{20})-(\d{20})\.json\.gz")
+
+
+def checkpoint_prefix(dataset: str, version: str) -> str:
+    return version_prefix(dataset, version) + "checkpoints/"
+
+
+def _descending(snapshot_id: int) -> str:
+    return "".join(str(9 - int(d)) for d in f"{snapshot_id:020d}")
+
+
+def checkpoint_key(dataset: str, version: str, snapshot_id: int) -> str:
+    if snapshot_id < 1:
+        raise ValueError(f"checkpoint snapshot ids start at 1, got {snapshot_id}")
+    return f"{checkpoint_prefix(dataset, version)}{_descending(snapshot_id)}-{snapshot_id:020d}.json.gz"
+
+
+def checkpoint_search_start(dataset: str, version: str, at_most: int) -> str:
+    """The LIST start-after whose first result is the newest checkpoint with id ``<= at_most``."""
+    return checkpoint_prefix(dataset, version) + _descending(at_most)
+
+
+def checkpoint_id_of(dataset: str, version: str, key: str) -> Optional[int]:
+    prefix = checkpoint_prefix(dataset, version)
+    if not key.startswith(prefix):
+        return None
+    m = _CHECKPOINT_FILE.fullmatch(key[len(prefix):])
+    if not m:
+        return None
+    snapshot_id = int(m.group(2))
+    return snapshot_id if snapshot_id >= 1 and m.group(1) == _descending(snapshot_id) else None

@@ -26,8 +26,8 @@ class ObjectStore:
         """The object's bytes, or None if there is no such object."""
         raise NotImplementedError
 
-    def list_keys(self, prefix: str, start_after: Optional[str] = None) -> Iterator[str]:
-        """Keys under ``prefix`` that sort after ``start_after``, in lexical order."""
+    def list_keys(self, prefix: str, start_after: Optional[str] = None, limit: Optional[int] = None) -> Iterator[str]:
+        """Keys under ``prefix`` that sort after ``start_after``, in lexical order, at most ``limit``."""
         raise NotImplementedError
 
     def download(self, key: str, out: BinaryIO) -> int:
@@ -121,10 +121,12 @@ class S3Store(ObjectStore):
                 return None
             raise
 
-    def list_keys(self, prefix, start_after=None):
+    def list_keys(self, prefix, start_after=None, limit=None):
         kwargs = {"Bucket": self.bucket, "Prefix": prefix}
         if start_after:
             kwargs["StartAfter"] = start_after
+        if limit is not None:
+            kwargs["PaginationConfig"] = {"MaxItems": limit, "PageSize": min(limit, 1000)}
         for page in self.client.get_paginator("list_objects_v2").paginate(**kwargs):
             for obj in page.get("Contents", ()):
                 yield obj["Key"]
@@ -187,7 +189,7 @@ class DirectoryStore(ObjectStore):
         except FileNotFoundError:
             return None
 
-    def list_keys(self, prefix, start_after=None):
+    def list_keys(self, prefix, start_after=None, limit=None):
         base = prefix.rsplit("/", 1)[0] if "/" in prefix else ""
         top = self.path(base) if base else self.root
         keys = []
@@ -199,7 +201,7 @@ class DirectoryStore(ObjectStore):
                 key = name if rel == "." else f"{rel.replace(os.sep, '/')}/{name}"
                 if key.startswith(prefix) and (start_after is None or key > start_after):
                     keys.append(key)
-        return iter(sorted(keys))
+        return iter(sorted(keys)[:limit])
 
     def download(self, key, out):
         try:

@@ -52,8 +52,10 @@ def shard_file_bytes(spec: DatasetSpec, shard_id: str, rows: Sequence[Row]) -> b
 def _strings(f: h5py.File, name: str, values: List[str]) -> None:
     encoded = [v.encode("utf-8") for v in values]
     width = max(1, max(len(v) for v in encoded))
-    f.create_dataset(name, data=np.array(encoded, dtype=f"S{width}"),
-                     dtype=h5py.string_dtype("utf-8", width))
+    ds = f.create_dataset(name, shape=(len(encoded),), dtype=h5py.string_dtype("utf-8", width))
+    # Fixed-length UTF-8, as jHDF writes; h5py has no conversion from numpy's "S" for it, so the
+    # bytes go in with the file's own type as the memory type.
+    ds.id.write(h5py.h5s.ALL, h5py.h5s.ALL, np.array(encoded, dtype=f"S{width}"), mtype=ds.id.get_type())
 
 
 class DatasetWriter:

@@ -66,7 +66,8 @@ public final class IngestApp implements ProcessLauncher.RunningProcess {
         MeterRegistry meters = endpoint != null ? endpoint.registry() : new SimpleMeterRegistry();
 
         SampleValidator validator = new SampleValidator(
-                new CatalogSpecSource(new DatasetCatalog(store), Clock.systemUTC(), Duration.ofSeconds(10)),
+                new CatalogSpecSource(new DatasetCatalog(store), Clock.systemUTC(),
+                        Duration.ofMillis(config.getLong(IngestConfig.SPEC_MISS_CACHE_MS))),
                 config.getLong(IngestConfig.SAMPLE_MAX_BYTES));
         IngestTopology.Settings topologySettings = new IngestTopology.Settings(config.topics(), config.sealLimits(),
                 config.dedupeWindow(), config.sealTick(), config.getLong(IngestConfig.SAMPLE_MAX_BYTES));

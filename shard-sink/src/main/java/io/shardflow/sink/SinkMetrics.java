@@ -4,6 +4,7 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 
 /** The meters shard-sink exposes. */
 final class SinkMetrics {
@@ -15,6 +16,10 @@ final class SinkMetrics {
     final Counter snapshots;
     final Timer sealToCommit;
     final AtomicInteger openShards;
+    final AtomicInteger pendingShards;
+    final AtomicInteger pausedPartitions;
+    final AtomicLong spoolBytes;
+    final Counter outages;
 
     SinkMetrics(MeterRegistry registry) {
         shardsCommitted = registry.counter("shardflow.sink.shards.committed");
@@ -24,5 +29,9 @@ final class SinkMetrics {
         snapshots = registry.counter("shardflow.sink.snapshots");
         sealToCommit = registry.timer("shardflow.sink.batch.duration");
         openShards = registry.gauge("shardflow.sink.shards.open", new AtomicInteger());
+        pendingShards = registry.gauge("shardflow.sink.shards.pending", new AtomicInteger());
+        pausedPartitions = registry.gauge("shardflow.sink.partitions.paused", new AtomicInteger());
+        spoolBytes = registry.gauge("shardflow.sink.spool.bytes", new AtomicLong());
+        outages = registry.counter("shardflow.sink.store.outages");
     }
 }

@@ -33,12 +33,12 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Checkpoints: after committing snapshot {@code n} with {@code n % checkpointInterval == 0}, the
  * committer also writes {@code checkpoints/…n.json.gz}, holding what entries {@code 1..n} say. Opening
- * a log then costs one LIST for the newest checkpoint, one GET for it, one LIST of the log after it
- * and one GET per later entry, instead of one GET per entry: a handful of requests for a version of
- * 100,000 shards. A catching-up instance that finds many new entries jumps to a checkpoint too.
+ * a log then costs one LIST (max-keys 1) for the newest checkpoint, one GET for it and one GET per
+ * later entry plus one (a 404) to find the end, instead of one GET per entry: a handful of requests
+ * for a version of 100,000 shards. An instance that finds itself far behind jumps to a checkpoint too.
  *
  * <p>Thread-safe. Entries read are cached forever (they never change). Snapshots share that cache
- * instead of copying it, so {@link #latest()} costs one LIST when nothing is new.
+ * instead of copying it, so {@link #latest()} costs one GET (a 404) when nothing is new.
  */
 public final class CommitLog {
 
@@ -47,7 +47,7 @@ public final class CommitLog {
     static final int MAX_ATTEMPTS = 20;
     /** Default {@code checkpointInterval}; see dataset/FORMAT.md for the measurement behind it. */
     public static final int DEFAULT_CHECKPOINT_INTERVAL = 10;
-    /** A refresh that finds more new entries than this looks for a checkpoint to skip them. */
+    /** A read that finds the log this many entries ahead looks for a checkpoint to skip them. */
     static final int CATCH_UP_THRESHOLD = 32;
     private static final int LIST_PAGE = 1000;
 
@@ -59,8 +59,6 @@ public final class CommitLog {
     private final CommitLogCodec codec = new CommitLogCodec();
     private final CheckpointStore checkpoints;
     private CommitLogState state = new CommitLogState();
-    /** Last log key read or written: the start-after cursor for finding new entries. */
-    private String cursor;
     private boolean readOnce;
     /** Whether the first read, which starts from a checkpoint, has happened. */
     private boolean opened;
@@ -186,7 +184,6 @@ public final class CommitLog {
             String key = DatasetLayout.commitKey(dataset, version, next);
             if (store.putIfAbsent(key, codec.encode(entry)) == PutOutcome.CREATED) {
                 state.apply(entry);
-                cursor = key;
                 log.info("Committed snapshot {} of {}/{}: {} new shards, {} already committed", next, dataset, version,
                         fresh.size(), already.size());
                 if (checkpointInterval > 0 && next % checkpointInterval == 0) {
@@ -223,37 +220,69 @@ public final class CommitLog {
     }
 
     /**
-     * Reads entries after the cursor up to {@code target}, checking that ids follow on without gaps.
-     * A first read starts from the newest checkpoint at or before {@code target}; a later one jumps to
-     * a checkpoint when it finds more than {@value #CATCH_UP_THRESHOLD} entries to catch up on.
+     * Reads entries up to {@code target}. The first read starts from the newest checkpoint at or before
+     * {@code target}, or, if there is none, lists the log from the start (checking that ids follow on
+     * without gaps). Every later read fetches the next entries by id until one is missing: the log is
+     * contiguous, so polling costs one GET (a 404) when nothing is new, whatever the log's length,
+     * where a LIST costs what the server's listing of a long prefix costs. A read that finds itself
+     * more than {@value #CATCH_UP_THRESHOLD} entries behind jumps to a checkpoint.
      */
     private void readUpTo(long target) {
         if (!opened) {
-            checkpoints.newestAtMost(target).ifPresent(this::adopt);
             opened = true;
+            Optional<CommitLogState> checkpoint = checkpoints.newestAtMost(target);
+            if (checkpoint.isEmpty()) {
+                listFromStart(target);
+                return;
+            }
+            adopt(checkpoint.get());
         }
-        boolean triedCheckpoint = false;
+        boolean checkedDistance = false;
+        while (state.latestId() < target) {
+            long next = state.latestId() + 1;
+            String key = DatasetLayout.commitKey(dataset, version, next);
+            Optional<byte[]> bytes = store.get(key);
+            if (bytes.isEmpty()) {
+                return;
+            }
+            apply(key, next, bytes.get());
+            if (!checkedDistance && state.latestId() < target) {
+                checkedDistance = true;
+                jumpIfFarBehind(target);
+            }
+        }
+    }
+
+    /** One HEAD tells whether the log runs far ahead; if so, a checkpoint saves the GETs in between. */
+    private void jumpIfFarBehind(long target) {
+        long ahead = state.latestId() + CATCH_UP_THRESHOLD;
+        if (ahead > target || store.head(DatasetLayout.commitKey(dataset, version, ahead)).isEmpty()) {
+            return;
+        }
+        checkpoints.newestAtMost(target).filter(s -> s.latestId() > state.latestId()).ifPresent(this::adopt);
+    }
+
+    /** Lists and reads entries 1..target of a log whose reader found no checkpoint to start from. */
+    private void listFromStart(long target) {
         String prefix = DatasetLayout.commitPrefix(dataset, version);
+        String cursor = null;
         while (state.latestId() < target) {
             int page = (int) Math.min(LIST_PAGE, target - state.latestId());
             List<String> keys = store.list(prefix, cursor, page);
-            if (!triedCheckpoint && keys.size() > CATCH_UP_THRESHOLD) {
-                triedCheckpoint = true;
-                Optional<CommitLogState> jump = checkpoints.newestAtMost(target)
-                        .filter(s -> s.latestId() > state.latestId() + CATCH_UP_THRESHOLD);
-                if (jump.isPresent()) {
-                    adopt(jump.get());
-                    continue;
-                }
-            }
             for (String key : keys) {
+                cursor = key;
                 OptionalLong id = DatasetLayout.snapshotIdOf(dataset, version, key);
                 if (id.isEmpty()) {
                     log.warn("Ignoring {}: not a commit-log entry name", key);
-                    cursor = key;
                     continue;
                 }
-                readEntry(key, id.getAsLong());
+                long expected = state.latestId() + 1;
+                if (id.getAsLong() != expected) {
+                    throw new IllegalStateException("commit log of " + dataset + "/" + version + " has entry "
+                            + id.getAsLong() + " where " + expected + " was expected (entries missing or deleted)");
+                }
+                apply(key, expected, store.get(key).orElseThrow(() -> new IllegalStateException(
+                        "commit-log entry " + key + " was listed but cannot be read")));
             }
             if (keys.size() < page) {
                 return;
@@ -261,14 +290,7 @@ public final class CommitLog {
         }
     }
 
-    private void readEntry(String key, long id) {
-        long expected = state.latestId() + 1;
-        if (id != expected) {
-            throw new IllegalStateException("commit log of " + dataset + "/" + version + " has entry "
-                    + id + " where " + expected + " was expected (entries missing or deleted)");
-        }
-        byte[] bytes = store.get(key).orElseThrow(() -> new IllegalStateException(
-                "commit-log entry " + key + " was listed but cannot be read"));
+    private void apply(String key, long expected, byte[] bytes) {
         CommitEntry entry;
         try {
             entry = codec.decode(bytes);
@@ -279,7 +301,6 @@ public final class CommitLog {
             throw new IllegalStateException("commit-log entry " + key + " says it is snapshot " + entry.snapshotId());
         }
         state.apply(entry);
-        cursor = key;
     }
 
     /** Continues from a checkpoint's state, which must extend what was read so far. */
@@ -290,7 +311,6 @@ public final class CommitLog {
                     + " disagrees with log entries 1.." + read + ": verify the dataset version");
         }
         state = loaded;
-        cursor = DatasetLayout.commitKey(dataset, version, loaded.latestId());
     }
 
     private Snapshot snapshotFromState(long snapshotId) {

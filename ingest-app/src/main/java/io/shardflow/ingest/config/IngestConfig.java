@@ -34,6 +34,7 @@ public final class IngestConfig extends AbstractConfig {
     public static final String SEAL_TICK_MS = "seal.tick.ms";
     public static final String SAMPLE_MAX_BYTES = "sample.max.bytes";
     public static final String STATE_DIR = "state.dir";
+    public static final String SPEC_MISS_CACHE_MS = "spec.miss.cache.ms";
     public static final String METRICS_PORT = "metrics.port";
     public static final String KAFKA_PREFIX = "kafka.";
 
@@ -61,6 +62,8 @@ public final class IngestConfig extends AbstractConfig {
                     "largest sample accepted, as encoded on the topic and as tensor payload; larger ones are dead-lettered as OVERSIZE_SAMPLE")
             .define(STATE_DIR, Type.STRING, System.getProperty("java.io.tmpdir") + "/shardflow-ingest", Importance.MEDIUM,
                     "Kafka Streams state directory")
+            .define(SPEC_MISS_CACHE_MS, Type.LONG, 10_000L, Range.atLeast(0), Importance.LOW,
+                    "how long an unknown dataset version is remembered as unknown before the catalog is asked again")
             .define(METRICS_PORT, Type.INT, -1, Range.atLeast(-1), Importance.LOW,
                     "port of the Prometheus /metrics endpoint on 127.0.0.1; -1 disables it, 0 picks a free port");
 

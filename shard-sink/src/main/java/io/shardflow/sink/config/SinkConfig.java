@@ -2,6 +2,9 @@ package io.shardflow.sink.config;
 
 import io.shardflow.app.S3Config;
 import io.shardflow.dataset.store.S3Settings;
+import io.shardflow.sink.fault.CrashPoint;
+import io.shardflow.sink.fault.CrashPoints;
+import io.shardflow.sink.flow.Backpressure;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -13,6 +16,7 @@ import org.apache.kafka.common.config.ConfigDef;
 import org.apache.kafka.common.config.ConfigDef.Importance;
 import org.apache.kafka.common.config.ConfigDef.Range;
 import org.apache.kafka.common.config.ConfigDef.Type;
+import org.apache.kafka.common.config.ConfigException;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 
 /**
@@ -31,6 +35,13 @@ public final class SinkConfig extends AbstractConfig {
     public static final String RETRY_ATTEMPTS = "retry.attempts";
     public static final String RETRY_BACKOFF_MS = "retry.backoff.ms";
     public static final String METRICS_PORT = "metrics.port";
+    public static final String SPOOL_MAX_BYTES = "spool.max.bytes";
+    public static final String BACKPRESSURE_BACKOFF_MS = "backpressure.backoff.ms";
+    public static final String BACKPRESSURE_MAX_BACKOFF_MS = "backpressure.max.backoff.ms";
+    /** FAULT INJECTION (chaos harness only): where the process halts on purpose. */
+    public static final String FAULT_CRASH_POINTS = "fault.injection.crash.points";
+    /** FAULT INJECTION (chaos harness only): where the process SIGSTOPs itself on purpose. */
+    public static final String FAULT_FREEZE_POINTS = "fault.injection.freeze.points";
     public static final String KAFKA_PREFIX = "kafka.";
 
     public static final ConfigDef DEFINITION = new ConfigDef()
@@ -46,10 +57,24 @@ public final class SinkConfig extends AbstractConfig {
                     "name written into commit entries, to tell instances apart")
             .define(POLL_MS, Type.LONG, 200L, Range.between(10, 10_000), Importance.LOW, "consumer poll timeout")
             .define(RETRY_ATTEMPTS, Type.INT, 8, Range.atLeast(1), Importance.MEDIUM,
-                    "attempts for one object-store operation before the sink gives up and restarts its work")
+                    "attempts for one object-store operation; after the last, the sink pauses its partitions and keeps "
+                            + "retrying the pending shards with backoff (backpressure) until the store answers")
             .define(RETRY_BACKOFF_MS, Type.LONG, 200L, Range.atLeast(1), Importance.LOW, "first retry delay; doubles, with jitter")
             .define(METRICS_PORT, Type.INT, -1, Range.atLeast(-1), Importance.LOW,
-                    "port of the Prometheus /metrics endpoint on 127.0.0.1; -1 disables it, 0 picks a free port");
+                    "port of the Prometheus /metrics endpoint on 127.0.0.1; -1 disables it, 0 picks a free port")
+            .define(SPOOL_MAX_BYTES, Type.LONG, 4L << 30, Range.atLeast(1), Importance.MEDIUM,
+                    "spool budget: above it, partitions that hold no open shard are paused until sealed shards are committed")
+            .define(BACKPRESSURE_BACKOFF_MS, Type.LONG, 1_000L, Range.atLeast(1), Importance.LOW,
+                    "during an object-store outage, the first wait before pending shards are tried again; doubles, with jitter")
+            .define(BACKPRESSURE_MAX_BACKOFF_MS, Type.LONG, 30_000L, Range.atLeast(1), Importance.LOW,
+                    "during an object-store outage, the longest wait between attempts")
+            .define(FAULT_CRASH_POINTS, Type.STRING, "", new CrashPointsValidator(), Importance.LOW,
+                    "FAULT INJECTION for the chaos harness, never in production: point:probability[,...]; at each pass "
+                            + "through a listed point the process halts (exit 137, like kill -9) with that probability. Points: "
+                            + CrashPoint.ids() + ". Empty (the default) disables it")
+            .define(FAULT_FREEZE_POINTS, Type.STRING, "", new CrashPointsValidator(), Importance.LOW,
+                    "FAULT INJECTION for the chaos harness, never in production: like " + FAULT_CRASH_POINTS
+                            + ", but the process stops itself with SIGSTOP (a zombie until it gets SIGCONT)");
 
     static {
         S3Config.define(DEFINITION);
@@ -61,6 +86,16 @@ public final class SinkConfig extends AbstractConfig {
 
     private static String defaultCommitterId() {
         return "shard-sink-" + ManagementFactory.getRuntimeMXBean().getName();
+    }
+
+    public CrashPoints crashPoints() {
+        return CrashPoints.of(getString(FAULT_CRASH_POINTS), getString(FAULT_FREEZE_POINTS));
+    }
+
+    public Backpressure backpressure() {
+        Duration first = Duration.ofMillis(getLong(BACKPRESSURE_BACKOFF_MS));
+        Duration max = Duration.ofMillis(Math.max(getLong(BACKPRESSURE_MAX_BACKOFF_MS), first.toMillis()));
+        return Backpressure.system(first, max, getLong(SPOOL_MAX_BYTES));
     }
 
     public S3Settings s3() {
@@ -93,5 +128,22 @@ public final class SinkConfig extends AbstractConfig {
         props.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
         props.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
         return props;
+    }
+
+    /** Refuses a malformed crash-point spec at start, naming the setting. */
+    private static final class CrashPointsValidator implements ConfigDef.Validator {
+        @Override
+        public void ensureValid(String name, Object value) {
+            try {
+                CrashPoints.parse((String) value);
+            } catch (IllegalArgumentException e) {
+                throw new ConfigException(name, value, e.getMessage());
+            }
+        }
+
+        @Override
+        public String toString() {
+            return "point:probability[,...] with points " + CrashPoint.ids();
+        }
     }
 }

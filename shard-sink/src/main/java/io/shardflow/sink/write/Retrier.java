@@ -11,9 +11,11 @@ import org.slf4j.LoggerFactory;
 /**
  * Bounded retries with exponential backoff and jitter for object-store calls: the n-th wait is
  * drawn from [b/2, b] with b = firstBackoff * 2^(n-1), capped at maxBackoff. Jitter keeps several
- * sink instances from hammering a recovering S3 server in lockstep; the bound makes an outage
- * surface as an error instead of a silent hang. {@link ObjectNotFoundException} and anything that
- * is not an {@link ObjectStoreException} are not retried.
+ * sink instances from hammering a recovering S3 server in lockstep; the bound makes a longer outage
+ * surface as an error instead of a silent hang, and the sink's poll loop turns that error into
+ * backpressure ({@link io.shardflow.sink.flow.Backpressure}): paused partitions and a slower retry
+ * of the pending work, never a dead process. {@link ObjectNotFoundException} and anything that is
+ * not an {@link ObjectStoreException} are not retried.
  */
 public final class Retrier {
 

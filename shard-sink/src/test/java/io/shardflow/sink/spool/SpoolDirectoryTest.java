@@ -70,4 +70,21 @@ class SpoolDirectoryTest {
         a.close();
         assertThat(spools.fileCount()).isEqualTo(3);
     }
+
+    @Test
+    void shouldCountTheBytesOfOpenSpoolsForTheSpoolBudget() {
+        SpoolDirectory spools = SpoolDirectory.open(tmp.resolve("spool"));
+        ShardSpool a = spools.create(0, new ShardId("cams", "v1", 0, 1));
+        ShardSpool b = spools.create(1, new ShardId("cams", "v1", 1, 1));
+        a.append(new byte[10]);
+        b.append(new byte[20]);
+
+        assertThat(spools.bytes()).isEqualTo(10 + 4 + 20 + 4);
+
+        a.close();
+        a.close(); // closing twice must not release twice
+        assertThat(spools.bytes()).isEqualTo(20 + 4);
+        b.close();
+        assertThat(spools.bytes()).isZero();
+    }
 }

@@ -1,0 +1,113 @@
+import json
+
+import numpy as np
+import pytest
+
+from conftest import SPEC, open_dataset
+from shardflow import FormatError, S3Settings, ShardflowError, SnapshotNotFoundError, TensorSpec, load_snapshot
+from shardflow.layout import commit_key
+from shardflow.spec import fingerprint
+from shardflow.store import open_store
+from shardflow.testing import expected_tensor
+
+
+def test_should_compute_the_fingerprint_format_md_gives():
+    value = fingerprint([TensorSpec("image", "float32", (3, 32, 32)), TensorSpec("label", "int64", ())])
+    assert value.startswith("7cbfe05a") and value.endswith("c89e9a6")
+
+
+def test_should_pin_the_latest_snapshot_and_expose_spec_shards_and_length(built):
+    ds = open_dataset(built)
+    assert ds.snapshot_id == 4
+    assert len(ds) == len(built.ids) == 151
+    assert len(ds.shards) == 11
+    assert [s.snapshot_id for s in ds.shards] == [1, 1, 1, 2, 2, 3, 3, 3, 4, 4, 4]
+    assert ds.spec.label_tensor == "label" and ds.label_tensor == "label"
+    assert ds.spec.tensor("image").shape == (3, 4, 4) and ds.spec.tensor("image").numpy_dtype == np.float32
+    assert ds.spec.fingerprint == SPEC.fingerprint
+
+
+def test_should_pin_an_older_snapshot_when_asked(built):
+    ds = open_dataset(built, snapshot=2)
+    assert ds.snapshot_id == 2 and len(ds.shards) == 5 and len(ds) == 12 + 7 + 23 + 5 + 16
+    assert open_dataset(built).at(1).shards == ds.shards[:3]
+
+
+def test_should_find_newer_snapshots_on_refresh(built):
+    ds = open_dataset(built)
+    assert ds.refresh() == []
+    built.add_snapshot([(0, 3)])
+    built.add_snapshot([(1, 4)])
+    assert ds.snapshot_id == 4, "the pin holds until refresh"
+    assert ds.refresh() == [5, 6]
+    assert ds.snapshot_id == 6 and len(ds) == 151 + 7
+
+
+def test_should_read_only_the_log_never_the_shards_prefix(built):
+    ds = open_dataset(built)
+    ids = [s["sample_id"] for s in ds.samples()]
+    ds.refresh()
+    assert sorted(ids) == sorted(built.ids)
+    assert built.store.listed, "the latest snapshot is found by listing log/"
+    assert all(prefix == "datasets/cams/v1/log/" for prefix in built.store.listed), built.store.listed
+
+
+def test_should_return_every_value_that_was_written(built):
+    ds = open_dataset(built)
+    by_id = {s["sample_id"]: s for s in ds.samples(attributes=True)}
+    for n in (0, 77, 150):
+        s = by_id[f"s-{n:06d}"]
+        for t in SPEC.tensors:
+            assert s[t.name].dtype == t.numpy_dtype and s[t.name].shape == t.shape
+            np.testing.assert_array_equal(s[t.name], expected_tensor(t, n))
+        assert s["produced_at"] == 1_700_000_000_000 + n
+        assert s["device_id"] == "test-device"
+        assert s["attributes"] == {"n": str(n)}
+
+
+def test_should_refuse_a_commit_entry_of_an_unknown_format_version(built):
+    path = built.store.path(commit_key("cams", "v1", 2))
+    entry = json.load(open(path))
+    entry["formatVersion"] = 2
+    json.dump(entry, open(path, "w"))
+    with pytest.raises(FormatError, match="formatVersion 2"):
+        open_dataset(built)
+
+
+def test_should_report_a_gap_in_the_log(built):
+    import os
+
+    os.unlink(built.store.path(commit_key("cams", "v1", 3)))
+    with pytest.raises(FormatError, match="entry 4 where 3 was expected"):
+        open_dataset(built)
+
+
+def test_should_refuse_a_snapshot_that_does_not_exist(built):
+    with pytest.raises(SnapshotNotFoundError, match="snapshot 9 of cams/v1"):
+        open_dataset(built, snapshot=9)
+    with pytest.raises(SnapshotNotFoundError):
+        load_snapshot(built.store, "cams", "v1", 5)
+
+
+def test_should_name_the_dataset_when_it_does_not_exist(built):
+    from shardflow import Dataset
+
+    with pytest.raises(ShardflowError, match="dataset cams/v9 does not exist"):
+        Dataset("s3://unit-tests", "cams", "v9", s3=built.store)
+
+
+def test_should_take_s3_settings_from_arguments_then_shardflow_then_aws_variables(monkeypatch):
+    for name in ("SHARDFLOW_S3_ENDPOINT", "SHARDFLOW_S3_ACCESS_KEY", "SHARDFLOW_S3_SECRET_KEY", "SHARDFLOW_S3_REGION",
+                 "AWS_ENDPOINT_URL_S3", "AWS_ENDPOINT_URL", "AWS_REGION", "AWS_DEFAULT_REGION"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("AWS_ACCESS_KEY_ID", "aws-key")
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "aws-secret")
+    monkeypatch.setenv("SHARDFLOW_S3_ENDPOINT", "http://127.0.0.1:9")
+    monkeypatch.setenv("SHARDFLOW_S3_ACCESS_KEY", "sf-key")
+    store = open_store("s3://bucket", {"secret_key": "given"})
+    assert store.bucket == "bucket"
+    assert store.settings == S3Settings("http://127.0.0.1:9", "sf-key", "given", None)
+    with pytest.raises(ValueError, match="bucket root"):
+        open_store("s3://bucket/some/prefix")
+    with pytest.raises(ValueError, match="unknown s3 settings"):
+        open_store("s3://bucket", {"endpoint_url": "x"})
