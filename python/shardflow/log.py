@@ -11,7 +11,9 @@ its snapshot) when one exists, and reads only the entries after it.
 from __future__ import annotations
 
 import bisect
+import gzip
 import json
+import logging
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -22,7 +24,11 @@ from shardflow.errors import FormatError, SnapshotNotFoundError
 from shardflow.store import ObjectStore
 
 FORMAT_VERSION = 1
+CATCH_UP_THRESHOLD = 32
+"""A reader that finds more new entries than this looks for a checkpoint to skip them (as Java's)."""
 _READ_THREADS = 16
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -155,37 +161,95 @@ def latest_snapshot_id(store: ObjectStore, dataset: str, version: str, after: in
     return latest
 
 
-def find_checkpoint(store: ObjectStore, dataset: str, version: str,
-                    at_most: int) -> Optional[Tuple[int, Tuple[ShardEntry, ...]]]:
-    """The newest checkpoint with snapshot id ``<= at_most``: (its id, every shard up to it), or None.
+def find_checkpoint(store: ObjectStore, dataset: str, version: str, at_most: Optional[int] = None) -> Optional[Snapshot]:
+    """The snapshot stored in the newest checkpoint with id ``<= at_most`` (None: the newest of all),
+    or None. One LIST of at most one key (checkpoint keys sort newest first) and one GET.
 
-    Checkpoints are an optimisation only: without one, every entry is read. FORMAT.md does not yet
-    define their content, so none is used; this is where a checkpoint reader slots in.
+    Checkpoints (``checkpoints/<descending id>-<id>.json.gz``, written by the committer every N
+    snapshots) hold everything entries ``1..id`` say. They are an optimisation, never a second
+    truth: one that cannot be read or disagrees with itself is skipped with a warning, and the
+    entries are read instead.
     """
-    return None
+    prefix = layout.checkpoint_prefix(dataset, version)
+    start = layout.checkpoint_search_start(dataset, version, at_most) if at_most is not None else None
+    key = next(iter(store.list_keys(prefix, start_after=start, limit=1)), None)
+    if key is None:
+        return None
+    snapshot_id = layout.checkpoint_id_of(dataset, version, key)
+    if snapshot_id is None or (at_most is not None and snapshot_id > at_most):
+        log.warning("Ignoring %s: not a checkpoint of %s/%s at or before snapshot %s", key, dataset, version, at_most)
+        return None
+    data = store.get(key)
+    if data is None:
+        log.warning("Checkpoint %s was listed but cannot be read; reading log entries instead", key)
+        return None
+    try:
+        return parse_checkpoint(data, key, dataset, version, snapshot_id)
+    except FormatError as e:
+        log.warning("Ignoring unusable checkpoint: %s; reading log entries instead", e)
+        return None
+
+
+def parse_checkpoint(data: bytes, where: str, dataset: str, version: str, snapshot_id: int) -> Snapshot:
+    """Gzip-compressed JSON: ``formatVersion`` (1), ``dataset``, ``version``, ``snapshotId``,
+    ``sourceOffsets``, ``commits`` (one ``{snapshotId, committer, committedAt, addedShardCount}`` per
+    entry, in id order) and ``shards`` (every shard in entry order, fields as in ``addedShards``)."""
+    try:
+        root = json.loads(gzip.decompress(data))
+    except (OSError, EOFError, ValueError) as e:
+        raise FormatError(f"{where} is not gzip-compressed JSON: {e}") from None
+    found = root.get("formatVersion") if isinstance(root, dict) else None
+    if found != FORMAT_VERSION:
+        raise FormatError(f"{where} has formatVersion {found!r}, this reader understands only {FORMAT_VERSION}")
+    try:
+        if (root["dataset"], root["version"], _int(root["snapshotId"])) != (dataset, version, snapshot_id):
+            raise FormatError(f"{where} describes snapshot {root['snapshotId']} of {root['dataset']}/{root['version']}")
+        commits = root["commits"]
+        nodes = root["shards"]
+        if [_int(c["snapshotId"]) for c in commits] != list(range(1, snapshot_id + 1)):
+            raise FormatError(f"{where} does not list commits 1..{snapshot_id} in order")
+        counts = [_int(c["addedShardCount"]) for c in commits]
+        if sum(counts) != len(nodes) or min(counts, default=1) < 1:
+            raise FormatError(f"{where}: its commits add {sum(counts)} shards but it holds {len(nodes)}")
+        shards: List[ShardEntry] = []
+        for commit_id, count in enumerate(counts, start=1):
+            shards.extend(_shard(node, commit_id) for node in nodes[len(shards):len(shards) + count])
+    except (KeyError, TypeError, ValueError) as e:
+        raise FormatError(f"{where} lacks or misstates field {e}") from None
+    _check_unique(dataset, version, shards)
+    return Snapshot(dataset, version, snapshot_id, tuple(shards))
 
 
 def load_snapshot(store: ObjectStore, dataset: str, version: str, snapshot_id: Optional[int] = None,
                   base: Optional[Snapshot] = None) -> Snapshot:
     """Snapshot ``snapshot_id`` (None = the latest) of ``dataset/version``.
 
-    Starts from the newest of ``base`` (a snapshot already read, since snapshots never change) and
-    the newest checkpoint at or below ``snapshot_id``, then reads the entries after it.
+    Without ``base`` (a snapshot of this log already read: snapshots never change) it starts from
+    the newest checkpoint at or below ``snapshot_id``; with one, from ``base``, jumping to a
+    checkpoint only when more than :data:`CATCH_UP_THRESHOLD` entries are new. Then it lists the log
+    after that point (for the latest id) and reads the entries after it.
     """
-    known = base.snapshot_id if base is not None else 0
-    if snapshot_id is None:
-        snapshot_id = latest_snapshot_id(store, dataset, version, after=known)
-    if snapshot_id < 0:
+    if snapshot_id is not None and snapshot_id < 0:
         raise ValueError(f"snapshot ids are >= 0, got {snapshot_id}")
-    if base is not None and base.snapshot_id >= snapshot_id:
+    if base is not None and snapshot_id is not None and base.snapshot_id >= snapshot_id:
         return _prefix(base, snapshot_id)
-    start_id, shards = (known, list(base.shards)) if base is not None else (0, [])
-    checkpoint = find_checkpoint(store, dataset, version, snapshot_id)
-    if checkpoint is not None and checkpoint[0] > start_id:
-        start_id, shards = checkpoint[0], list(checkpoint[1])
-    for entry in read_entries(store, dataset, version, start_id + 1, snapshot_id):
+    start = base if base is not None else Snapshot(dataset, version, 0, ())
+    if base is None:
+        start = find_checkpoint(store, dataset, version, snapshot_id) or start
+    if snapshot_id is None:
+        snapshot_id = latest_snapshot_id(store, dataset, version, after=start.snapshot_id)
+    if base is not None and snapshot_id - start.snapshot_id > CATCH_UP_THRESHOLD:
+        jump = find_checkpoint(store, dataset, version, snapshot_id)
+        if jump is not None and jump.snapshot_id > start.snapshot_id:
+            if jump.shards[:len(base.shards)] != base.shards:
+                raise FormatError(f"checkpoint {jump.snapshot_id} of {dataset}/{version} disagrees with log entries "
+                                  f"1..{base.snapshot_id}: verify the dataset version")
+            start = jump
+    shards = list(start.shards)
+    for entry in read_entries(store, dataset, version, start.snapshot_id + 1, snapshot_id):
         shards.extend(entry.added_shards)
-    _check_unique(dataset, version, shards)
+    if len(shards) > len(start.shards):
+        _check_unique(dataset, version, shards)
     return Snapshot(dataset, version, snapshot_id, tuple(shards))
 
 
@@ -258,7 +322,8 @@ class CommitLog:
     def snapshot(self, snapshot_id: Optional[int] = None) -> Snapshot:
         """Snapshot ``snapshot_id`` (None = the latest), reading only entries not read before."""
         with self._lock:
-            snapshot = load_snapshot(self.store, self.dataset, self.version, snapshot_id, base=self._newest)
+            base = self._newest if self._newest.snapshot_id > 0 else None  # a first read may start at a checkpoint
+            snapshot = load_snapshot(self.store, self.dataset, self.version, snapshot_id, base=base)
             if snapshot.snapshot_id > self._newest.snapshot_id:
                 self._newest = snapshot
             return snapshot

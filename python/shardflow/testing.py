@@ -117,3 +117,27 @@ def expected_tensor(t, n: int) -> np.ndarray:
     else:
         values = (np.arange(size) + n * 7) % 97
     return values.astype(t.numpy_dtype).reshape(t.shape)
+
+
+def write_checkpoint(store: ObjectStore, dataset: str, version: str, snapshot_id: int) -> str:
+    """Writes the checkpoint of snapshot ``snapshot_id`` from the log entries, as the Java
+    CheckpointCodec does (gzip-compressed JSON); returns its key."""
+    import gzip
+
+    from shardflow.log import read_entries
+
+    entries = read_entries(store, dataset, version, 1, snapshot_id)
+    offsets: Dict[str, int] = {}
+    for e in entries:
+        raw = json.loads(store.get(layout.commit_key(dataset, version, e.snapshot_id)))
+        offsets.update(raw.get("sourceOffsets", {}))
+    shards = [s for e in entries for s in entry_to_json(e)["addedShards"]]
+    body = {"formatVersion": 1, "dataset": dataset, "version": version, "snapshotId": snapshot_id,
+            "sourceOffsets": offsets,
+            "commits": [{"snapshotId": e.snapshot_id, "committer": e.committer, "committedAt": e.committed_at,
+                         "addedShardCount": len(e.added_shards)} for e in entries],
+            "shards": shards}
+    key = layout.checkpoint_key(dataset, version, snapshot_id)
+    if not store.put_if_absent(key, gzip.compress(json.dumps(body, separators=(",", ":")).encode())):
+        raise FileExistsError(f"{key} already exists")
+    return key

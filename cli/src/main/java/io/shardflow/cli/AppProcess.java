@@ -3,6 +3,7 @@ package io.shardflow.cli;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.io.Writer;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -10,26 +11,54 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 
 /**
  * A shardflow service (ingest-app or shard-sink) run as its own JVM from this JVM's classpath, the
  * way it runs in production: its own process, config file and log. Used by the quickstart and by
- * tests that must kill a real process.
+ * tests that must kill a real process; the chaos harness also freezes (SIGSTOP) and thaws (SIGCONT)
+ * it and restarts it with the same settings.
+ *
+ * <p>Processes are spawned from one long-lived thread under {@code setpriv --pdeathsig KILL}, so the
+ * kernel kills them when this JVM dies, even by kill -9: a crashed test leaves no service behind.
+ * Their command line carries {@code -Dshardflow.app.dir=<work dir>} to recognise them in {@code ps}.
  */
 final class AppProcess implements AutoCloseable {
+
+    private static final Path SETPRIV = Path.of("/usr/bin/setpriv");
+    /**
+     * pdeathsig fires when the spawning thread ends, not the JVM: spawn from one daemon thread that
+     * lives as long as the JVM, never from a short-lived worker thread.
+     */
+    private static final ExecutorService SPAWNER = Executors.newSingleThreadExecutor(runnable -> {
+        Thread thread = new Thread(runnable, "shardflow-app-spawner");
+        thread.setDaemon(true);
+        return thread;
+    });
 
     private final String name;
     private final Process process;
     private final Path log;
+    private final List<String> command;
+    private final long logStart;
 
-    private AppProcess(String name, Process process, Path log) {
+    private AppProcess(String name, Process process, Path log, List<String> command, long logStart) {
         this.name = name;
         this.process = process;
         this.log = log;
+        this.command = command;
+        this.logStart = logStart;
     }
 
     static AppProcess start(String name, String mainClass, Map<String, String> settings, Path workDir) {
+        return start(name, mainClass, settings, workDir, List.of("-Xmx512m", "-XX:+UseSerialGC"));
+    }
+
+    /** @param jvmOptions heap, GC and other options of the service's JVM */
+    static AppProcess start(String name, String mainClass, Map<String, String> settings, Path workDir, List<String> jvmOptions) {
         try {
             Files.createDirectories(workDir);
             Path config = workDir.resolve(name + ".properties");
@@ -39,13 +68,46 @@ final class AppProcess implements AutoCloseable {
                 props.store(out, name + " settings");
             }
             Path log = workDir.resolve(name + ".log");
-            List<String> command = new ArrayList<>(List.of(javaBinary(), "-Xmx512m", "-XX:+UseSerialGC", "-Dshardflow.log.level=INFO",
+            List<String> command = new ArrayList<>();
+            command.add(javaBinary());
+            command.addAll(jvmOptions);
+            command.addAll(List.of("-Dshardflow.log.level=INFO", "-Dshardflow.app.dir=" + workDir.toAbsolutePath().normalize(),
                     "-cp", System.getProperty("java.class.path"), mainClass, config.toString()));
-            Process process = new ProcessBuilder(command).redirectErrorStream(true)
-                    .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
-            return new AppProcess(name, process, log);
+            return launch(name, log, command);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot start " + name, e);
+        }
+    }
+
+    private static AppProcess launch(String name, Path log, List<String> command) throws IOException {
+        long logStart = Files.exists(log) ? Files.size(log) : 0;
+        List<String> launched = new ArrayList<>();
+        if (Files.isExecutable(SETPRIV)) {
+            launched.addAll(List.of(SETPRIV.toString(), "--pdeathsig", "KILL", "--"));
+        }
+        launched.addAll(command);
+        ProcessBuilder builder = new ProcessBuilder(launched).redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
+        try {
+            Process process = SPAWNER.submit(builder::start).get();
+            return new AppProcess(name, process, log, command, logStart);
+        } catch (ExecutionException e) {
+            throw e.getCause() instanceof IOException io ? io : new IOException(e.getCause());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted while starting " + name, e);
+        }
+    }
+
+    /** A new process with the same command, config file and log (appended to); this one must have ended. */
+    AppProcess restart() {
+        if (process.isAlive()) {
+            throw new IllegalStateException(name + " (pid " + pid() + ") is still running");
+        }
+        try {
+            return launch(name, log, command);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot restart " + name, e);
         }
     }
 
@@ -65,8 +127,24 @@ final class AppProcess implements AutoCloseable {
         return process.isAlive();
     }
 
+    /** The exit code, or -1 while it runs. */
+    int exitCode() {
+        return process.isAlive() ? -1 : process.exitValue();
+    }
+
     Path log() {
         return log;
+    }
+
+    /** What this process (not earlier ones sharing the log file) wrote to its log so far. */
+    String ownLog() {
+        try {
+            byte[] all = Files.readAllBytes(log);
+            int from = (int) Math.min(logStart, all.length);
+            return new String(all, from, all.length - from, StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            return "";
+        }
     }
 
     /** Fails with the end of the log if the process has already exited. */
@@ -83,9 +161,49 @@ final class AppProcess implements AutoCloseable {
         waitFor(Duration.ofSeconds(10));
     }
 
+    /** SIGSTOP: the process is frozen, as a long GC pause or a stalled VM would freeze it. */
+    void suspend() {
+        signal("STOP");
+    }
+
+    /** SIGCONT after {@link #suspend()} (or after the process stopped itself). */
+    void resume() {
+        signal("CONT");
+    }
+
+    /** Whether the process is stopped by a signal (state T in /proc). */
+    boolean isSuspended() {
+        try {
+            String stat = Files.readString(Path.of("/proc", Long.toString(pid()), "stat"));
+            int end = stat.lastIndexOf(')');
+            return end > 0 && end + 2 < stat.length() && stat.charAt(end + 2) == 'T';
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
+    private void signal(String signal) {
+        if (!process.isAlive()) {
+            return;
+        }
+        try {
+            Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(pid())).inheritIO().start();
+            if (!kill.waitFor(10, TimeUnit.SECONDS) || kill.exitValue() != 0) {
+                throw new IllegalStateException("kill -" + signal + " " + pid() + " failed");
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot send SIG" + signal + " to " + name, e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
     @Override
     public void close() {
         if (process.isAlive()) {
+            if (isSuspended()) {
+                resume(); // a stopped process would not act on SIGTERM
+            }
             process.destroy();
             if (!waitFor(Duration.ofSeconds(30))) {
                 kill();
@@ -93,7 +211,7 @@ final class AppProcess implements AutoCloseable {
         }
     }
 
-    private boolean waitFor(Duration timeout) {
+    boolean waitFor(Duration timeout) {
         try {
             return process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS);
         } catch (InterruptedException e) {

@@ -39,9 +39,12 @@ final class QuickstartCommand implements Callable<Integer> {
     int waves;
     @Option(names = "--shard-samples", defaultValue = "256", description = "seal a shard at this many samples")
     int shardSamples;
-    @Option(names = "--work-dir", defaultValue = "${sys:shardflow.home:-.}/.stack/quickstart")
-    Path workDir;
-    @Option(names = "--keep-running", description = "leave stack and services running at the end (Ctrl-C stops them)")
+    @Option(names = "--stack-dir", defaultValue = StackCommand.DEFAULT_DIR,
+            description = "where the stack lives; a stack already running there is replaced (default: ${DEFAULT-VALUE})")
+    Path stackDir;
+    @Option(names = "--stop", description = "stop the stack at the end instead of leaving it up for readers")
+    boolean stop;
+    @Option(names = "--keep-running", description = "also keep ingest-app and shard-sink running at the end (Ctrl-C stops them)")
     boolean keepRunning;
     @Spec
     picocli.CommandLine.Model.CommandSpec command;
@@ -53,9 +56,15 @@ final class QuickstartCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         PrintWriter out = command.commandLine().getOut();
         Instant started = Instant.now();
-        wipe(workDir);
-        out.printf("starting Kafka, Apicurio Registry and %s on 127.0.0.1 (work dir %s)...%n", s3, workDir);
-        try (LocalStack stack = LocalStack.start(StackConfig.defaults(workDir.resolve("stack")).withS3Kind(S3Kind.parse(s3)))) {
+        if (!LocalStack.down(stackDir).isEmpty()) {
+            out.printf("stopped the stack that was running in %s%n", stackDir);
+        }
+        wipe(stackDir);
+        Path workDir = Files.createDirectories(stackDir.resolve("quickstart"));
+        out.printf("starting Kafka, Apicurio Registry and %s on 127.0.0.1 (in %s)...%n", s3, stackDir);
+        // Detached: the stack outlives this command so trainers can read the dataset afterwards.
+        LocalStack stack = LocalStack.start(StackConfig.defaults(stackDir).withS3Kind(S3Kind.parse(s3)).withDetached(true));
+        try {
             StackEndpoints endpoints = StackEndpoints.of(stack);
             out.printf("  kafka %s | registry %s | s3 %s%n", endpoints.bootstrapServers(), endpoints.registryUrl(), endpoints.s3Endpoint());
             S3ObjectStore store = S3ObjectStore.connect(new Endpoints().withStack(endpoints).s3());
@@ -104,6 +113,15 @@ final class QuickstartCommand implements Callable<Integer> {
                     Thread.currentThread().join();
                 }
                 return exact ? 0 : 1;
+            }
+        } finally {
+            if (stop) {
+                stack.close();
+                LocalStack.down(stackDir);
+            } else {
+                out.printf("the stack keeps running for readers: kafka %s, s3 %s (bucket %s, key %s / %s); "
+                                + "stop it with 'bin/shardflow stack down'%n", stack.bootstrapServers(), stack.s3Endpoint(),
+                        stack.bucket(), stack.s3AccessKey(), stack.s3SecretKey());
             }
         }
     }

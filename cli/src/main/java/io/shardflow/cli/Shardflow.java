@@ -7,7 +7,7 @@ import picocli.CommandLine.Command;
 @Command(name = "shardflow", mixinStandardHelpOptions = true, version = "shardflow 0.1.0",
         description = "Turn a Kafka stream of training samples into a versioned, growing HDF5 dataset in S3.",
         subcommands = {QuickstartCommand.class, StackCommand.class, DatasetCommand.class, PublishCommand.class,
-                RunIngestCommand.class, RunSinkCommand.class, BenchCommand.class, CommandLine.HelpCommand.class})
+                RunIngestCommand.class, RunSinkCommand.class, BenchCommand.class, ChaosCommand.class, CommandLine.HelpCommand.class})
 public final class Shardflow {
 
     /** Held so the setting is not garbage-collected with the logger. */

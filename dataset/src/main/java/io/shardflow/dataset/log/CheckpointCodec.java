@@ -170,6 +170,8 @@ public final class CheckpointCodec {
     private static List<ShardEntry> shards(JsonParser p, JsonToken value) throws IOException {
         expect(value, JsonToken.START_ARRAY, "shards");
         List<ShardEntry> shards = new ArrayList<>();
+        // Nearly every shard of a version has the same fingerprint: keep one copy, not 100,000.
+        Map<String, String> fingerprints = new java.util.HashMap<>();
         while (p.nextToken() == JsonToken.START_OBJECT) {
             String shardId = null;
             String objectKey = null;
@@ -184,7 +186,8 @@ public final class CheckpointCodec {
                     case "shardId" -> shardId = text(p, token, "shards[].shardId");
                     case "objectKey" -> objectKey = text(p, token, "shards[].objectKey");
                     case "sha256" -> sha256 = text(p, token, "shards[].sha256");
-                    case "specFingerprint" -> fingerprint = text(p, token, "shards[].specFingerprint");
+                    case "specFingerprint" -> fingerprint = fingerprints.computeIfAbsent(
+                            text(p, token, "shards[].specFingerprint"), f -> f);
                     case "lane" -> seen |= number(p, token, field, numbers, 0);
                     case "sequence" -> seen |= number(p, token, field, numbers, 1);
                     case "sampleCount" -> seen |= number(p, token, field, numbers, 2);

@@ -228,6 +228,7 @@ public final class CommitLog {
      * more than {@value #CATCH_UP_THRESHOLD} entries behind jumps to a checkpoint.
      */
     private void readUpTo(long target) {
+        boolean mayBeFarBehind = true;
         if (!opened) {
             opened = true;
             Optional<CommitLogState> checkpoint = checkpoints.newestAtMost(target);
@@ -236,8 +237,9 @@ public final class CommitLog {
                 return;
             }
             adopt(checkpoint.get());
+            mayBeFarBehind = false; // it is the newest checkpoint: the log runs at most an interval ahead
         }
-        boolean checkedDistance = false;
+        int read = 0;
         while (state.latestId() < target) {
             long next = state.latestId() + 1;
             String key = DatasetLayout.commitKey(dataset, version, next);
@@ -246,8 +248,8 @@ public final class CommitLog {
                 return;
             }
             apply(key, next, bytes.get());
-            if (!checkedDistance && state.latestId() < target) {
-                checkedDistance = true;
+            if (++read == 2 && mayBeFarBehind && state.latestId() < target) {
+                // Two new entries in a row: no longer a poll that finds one commit. Is it a long way?
                 jumpIfFarBehind(target);
             }
         }

@@ -110,8 +110,8 @@ class CheckpointTest {
         Snapshot latest = reader.latest();
 
         assertThat(latest.shards()).isEqualTo(entriesOnly().latest().shards());
-        // GET 6, HEAD 38 (far behind), LIST checkpoints, GET checkpoint 100, GET 101..104, GET 105 (404)
-        assertThat(counting.snapshot()).isEqualTo(Map.of("get", 7, "head", 1, "list", 1));
+        // GET 6, GET 7, HEAD 39 (far behind), LIST checkpoints, GET checkpoint 100, GET 101..104, GET 105 (404)
+        assertThat(counting.snapshot()).isEqualTo(Map.of("get", 8, "head", 1, "list", 1));
         assertThat(reader.committedShard(entry(2, 5).shardId())).contains(entry(2, 5));
         assertThat(reader.latestSourceOffsets()).containsEntry("samples-2", 1040L);
     }
@@ -129,6 +129,20 @@ class CheckpointTest {
         assertThat(counting.snapshot()).as("one GET of the next entry, a 404").isEqualTo(Map.of("get", 1));
         assertThat(again).isEqualTo(first);
         assertThat(again.shards()).as("a shared view, not a copy").isInstanceOf(FrozenList.View.class);
+    }
+
+    @Test
+    void shouldPollANewCommitWithTwoRequests() {
+        CommitLog writer = new CommitLog(store, "d", "v1", CLOCK, 10);
+        commitRange(writer, 1, 100);
+        CountingObjectStore counting = new CountingObjectStore(store);
+        CommitLog reader = new CommitLog(counting, "d", "v1", CLOCK);
+        reader.latest();
+        commitRange(writer, 101, 101);
+        counting.reset();
+
+        assertThat(reader.latest().snapshotId()).isEqualTo(101);
+        assertThat(counting.snapshot()).as("GET 101, GET 102 (404)").isEqualTo(Map.of("get", 2));
     }
 
     @Test

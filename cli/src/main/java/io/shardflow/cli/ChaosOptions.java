@@ -1,0 +1,68 @@
+package io.shardflow.cli;
+
+import io.shardflow.stack.S3Kind;
+import java.nio.file.Path;
+import java.time.Duration;
+
+/**
+ * What a chaos run does.
+ *
+ * @param samples          samples to publish, each with a unique id
+ * @param publishSpan      publishing is spread over this long (the faults too)
+ * @param ingestKills      kill -9 of a random ingest-app instance, restarted after 1-5 s
+ * @param sinkKills        kill -9 of a random shard-sink instance, restarted after 1-5 s
+ * @param zombies          SIGSTOP of a shard-sink past its session timeout, then SIGCONT
+ * @param s3Outages        S3 server stopped for {@code s3OutageLength}, then started
+ * @param brokerRestarts   Kafka broker restarted, alternately kill -9 and graceful
+ * @param crashPoints      shard-sink's {@code fault.injection.crash.points}
+ * @param freezePoints     shard-sink's {@code fault.injection.freeze.points}
+ * @param sessionTimeout   consumer session timeout of every instance (a zombie is frozen longer)
+ * @param drainTimeout     after publishing and faults, how long to wait for every acknowledged sample
+ * @param shardSamples     ingest-app's shard.max.samples
+ */
+public record ChaosOptions(
+        long samples,
+        Duration publishSpan,
+        int ingestKills,
+        int sinkKills,
+        int zombies,
+        int s3Outages,
+        Duration s3OutageLength,
+        int brokerRestarts,
+        String crashPoints,
+        String freezePoints,
+        Duration sessionTimeout,
+        Duration drainTimeout,
+        int shardSamples,
+        long seed,
+        S3Kind s3Kind,
+        Path workDir) {
+
+    public ChaosOptions {
+        if (samples < 1) {
+            throw new IllegalArgumentException("samples must be >= 1");
+        }
+        if (ingestKills < 0 || sinkKills < 0 || zombies < 0 || s3Outages < 0 || brokerRestarts < 0) {
+            throw new IllegalArgumentException("fault counts must be >= 0");
+        }
+        workDir = workDir.toAbsolutePath().normalize();
+    }
+
+    /** The JUnit form: 20,000 samples, two faults of each kind, 10 s S3 outages; a few minutes on 2 cores. */
+    public static ChaosOptions shortForm(Path workDir, long seed) {
+        return new ChaosOptions(20_000, Duration.ofSeconds(110), 2, 2, 2, 2, Duration.ofSeconds(10), 2,
+                "mid-spool:0.0001,before-upload:0.01,mid-upload:0.01,after-upload:0.012,after-commit:0.012",
+                "after-upload:0.006", Duration.ofSeconds(6), Duration.ofSeconds(180), 256, seed, S3Kind.S3PROXY, workDir);
+    }
+
+    /** The documented long form: 100,000 samples, ten faults of each kind, 30 s S3 outages. */
+    public static ChaosOptions longForm(Path workDir, long seed) {
+        return new ChaosOptions(100_000, Duration.ofSeconds(720), 10, 10, 10, 10, Duration.ofSeconds(30), 10,
+                "mid-spool:0.00004,before-upload:0.004,mid-upload:0.004,after-upload:0.005,after-commit:0.005",
+                "after-upload:0.002", Duration.ofSeconds(6), Duration.ofSeconds(300), 256, seed, S3Kind.S3PROXY, workDir);
+    }
+
+    public double samplesPerSecond() {
+        return samples / Math.max(1.0, publishSpan.toMillis() / 1000.0);
+    }
+}

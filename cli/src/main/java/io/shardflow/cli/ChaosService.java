@@ -1,0 +1,153 @@
+package io.shardflow.cli;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * One ingest-app or shard-sink instance of a chaos run and what the harness did to it: running,
+ * killed (restart pending), frozen by the harness, or frozen by itself. The fault scheduler and the
+ * watchdog both act on it, so every transition is synchronized.
+ */
+final class ChaosService {
+
+    enum Role { INGEST, SINK }
+
+    /** Harness-side state; the process itself may disagree (it crashed), which the watchdog notices. */
+    enum State { UP, DOWN, FROZEN }
+
+    private static final Pattern CRASH = Pattern.compile("FAULT INJECTION: crash point (\\S+) reached");
+    private static final Pattern FREEZE = Pattern.compile("FAULT INJECTION: freeze point (\\S+) reached");
+
+    private final String name;
+    private final Role role;
+    private final String mainClass;
+    private final Map<String, String> settings;
+    private final Path workDir;
+    private final List<String> jvmOptions;
+    private AppProcess process;
+    private State state = State.DOWN;
+    private int starts;
+
+    ChaosService(String name, Role role, String mainClass, Map<String, String> settings, Path workDir, List<String> jvmOptions) {
+        this.name = name;
+        this.role = role;
+        this.mainClass = mainClass;
+        this.settings = Map.copyOf(settings);
+        this.workDir = workDir;
+        this.jvmOptions = List.copyOf(jvmOptions);
+    }
+
+    String name() {
+        return name;
+    }
+
+    Role role() {
+        return role;
+    }
+
+    Path workDir() {
+        return workDir;
+    }
+
+    synchronized State state() {
+        return state;
+    }
+
+    synchronized void start() {
+        process = process == null ? AppProcess.start(name, mainClass, settings, workDir, jvmOptions) : process.restart();
+        state = State.UP;
+        starts++;
+    }
+
+    synchronized int starts() {
+        return starts;
+    }
+
+    synchronized long pid() {
+        return process == null ? -1 : process.pid();
+    }
+
+    /** kill -9 of a running instance; false if it is not up (killed, frozen, or crashed on its own). */
+    synchronized boolean kill() {
+        if (state != State.UP || !process.isAlive()) {
+            return false;
+        }
+        process.kill();
+        state = State.DOWN;
+        return true;
+    }
+
+    synchronized boolean freeze() {
+        if (state != State.UP || !process.isAlive()) {
+            return false;
+        }
+        process.suspend();
+        state = State.FROZEN;
+        return true;
+    }
+
+    synchronized void thaw() {
+        if (process != null && process.isAlive()) {
+            process.resume();
+        }
+        if (state == State.FROZEN) {
+            state = State.UP;
+        }
+    }
+
+    /** Up as far as the harness knows, but the process is gone: it crashed or exited on its own. */
+    synchronized boolean exitedOnItsOwn() {
+        return state == State.UP && process != null && !process.isAlive();
+    }
+
+    /** Up as far as the harness knows, but stopped: it froze itself at a freeze point. */
+    synchronized boolean frozeOnItsOwn() {
+        return state == State.UP && process != null && process.isAlive() && process.isSuspended();
+    }
+
+    /** Marks a process that ended on its own as down, to be restarted. */
+    synchronized int markExited() {
+        state = State.DOWN;
+        return process.exitCode();
+    }
+
+    /** Marks a process that froze itself as frozen, to be thawed. */
+    synchronized void markFrozen() {
+        state = State.FROZEN;
+    }
+
+    /** The crash point this incarnation's log names, if it halted at one. */
+    synchronized String crashPoint() {
+        return lastMatch(CRASH, process.ownLog());
+    }
+
+    synchronized String freezePoint() {
+        return lastMatch(FREEZE, process.ownLog());
+    }
+
+    synchronized String logTail(int lines) {
+        return AppProcess.tail(process.log(), lines);
+    }
+
+    private static String lastMatch(Pattern pattern, String text) {
+        Matcher matcher = pattern.matcher(text);
+        String found = null;
+        while (matcher.find()) {
+            found = matcher.group(1);
+        }
+        return found;
+    }
+
+    /** SIGTERM and wait (thawing a frozen process first). */
+    synchronized void stop() {
+        if (process != null) {
+            process.close();
+            process.waitFor(Duration.ofSeconds(5));
+        }
+        state = State.DOWN;
+    }
+}

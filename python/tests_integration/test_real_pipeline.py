@@ -1,0 +1,133 @@
+"""The reader on a dataset written by the real ingest-app and shard-sink into a real S3 server."""
+
+import os
+import threading
+from collections import Counter
+
+import pytest
+
+from conftest import check_values
+from shardflow import ChecksumError, Dataset, S3Store
+from shardflow.layout import checkpoint_id_of, checkpoint_prefix
+from shardflow.log import find_checkpoint, read_entries
+from shardflow.testing import DatasetWriter, rows_for
+
+
+class RecordingS3Store(S3Store):
+    def __init__(self, bucket, settings):
+        super().__init__(bucket, settings)
+        self.listed = []
+
+    def list_keys(self, prefix, start_after=None, limit=None):
+        self.listed.append(prefix)
+        return super().list_keys(prefix, start_after, limit)
+
+
+def test_should_pin_the_committed_snapshot_with_every_published_sample_reading_only_the_log(expected, tmp_path):
+    probe = Dataset(expected["uri"], expected["dataset"], expected["version"], cache_dir=tmp_path)
+    store = RecordingS3Store(probe.store.bucket, probe.store.settings)
+    ds = Dataset(expected["uri"], expected["dataset"], expected["version"], s3=store, cache_dir=tmp_path / "cache")
+    assert ds.snapshot_id == expected["snapshotId"]
+    assert len(ds) == len(expected["samples"]) == sum(s.sample_count for s in ds.shards)
+    assert ds.spec.label_tensor == "label" and ds.spec.tensor("image").shape == (3, 8, 8)
+    ids = [s["sample_id"] for s in ds.samples(shuffle_buffer=0)]
+    assert Counter(ids) == Counter(list(expected["samples"]))
+    prefix = f"datasets/{expected['dataset']}/{expected['version']}/"
+    assert set(store.listed) <= {prefix + "log/", prefix + "checkpoints/"}, store.listed
+
+
+def test_should_read_the_checkpoints_the_pipeline_wrote_exactly_as_the_log_entries(dataset, expected):
+    name, version = expected["dataset"], expected["version"]
+    keys = list(dataset.store.list_keys(checkpoint_prefix(name, version)))
+    ids = sorted(checkpoint_id_of(name, version, k) for k in keys)
+    assert ids and None not in ids, f"shard-sink writes a checkpoint every 10 commits; found {keys}"
+    for checkpoint_id in ids:
+        from_checkpoint = find_checkpoint(dataset.store, name, version, checkpoint_id)
+        assert from_checkpoint is not None and from_checkpoint.snapshot_id == checkpoint_id
+        from_entries = tuple(s for e in read_entries(dataset.store, name, version, 1, checkpoint_id)
+                             for s in e.added_shards)
+        assert from_checkpoint.shards == from_entries
+
+
+def test_should_read_every_sample_exactly_once_per_epoch_across_2_ranks_x_2_workers_with_the_published_values(
+        dataset, expected):
+    torch = pytest.importorskip("torch")
+    from shardflow.torch import ShardflowIterableDataset
+
+    for epoch in (0, 1):
+        seen = []
+        for rank in (0, 1):
+            data = ShardflowIterableDataset(dataset, seed=7, shuffle_buffer=50, rank=rank, world_size=2)
+            data.set_epoch(epoch)
+            for batch in torch.utils.data.DataLoader(data, batch_size=32, num_workers=2):
+                assert batch["image"].shape[1:] == (3, 8, 8) and batch["label"].dtype == torch.int64
+                for row, sample_id in enumerate(batch["sample_id"]):
+                    check_values(expected, sample_id, batch["image"][row].numpy(), batch["label"][row],
+                                 batch["produced_at"][row], batch["device_id"][row])
+                seen += batch["sample_id"]
+        assert Counter(seen) == Counter(list(expected["samples"])), f"epoch {epoch}"
+
+
+def test_should_resume_mid_epoch_with_exactly_the_remaining_samples(dataset, expected):
+    pytest.importorskip("torch")
+    from shardflow.torch import ShardflowDataLoader, ShardflowIterableDataset
+
+    data = ShardflowIterableDataset(dataset, seed=3, shuffle_buffer=40, rank=0, world_size=1)
+    data.set_epoch(2)
+    head = []
+    for k, batch in enumerate(ShardflowDataLoader(data, batch_size=16, num_workers=2)):
+        head += batch["sample_id"]
+        if k == 6:
+            break
+    state = data.state_dict()
+    resumed = ShardflowIterableDataset(dataset, seed=3, shuffle_buffer=40, rank=0, world_size=1)
+    resumed.load_state_dict(state)
+    rest = [i for batch in ShardflowDataLoader(resumed, batch_size=16, num_workers=2) for i in batch["sample_id"]]
+    assert len(head) == 7 * 16
+    assert Counter(head + rest) == Counter(list(expected["samples"]))
+
+
+def test_should_detect_a_corrupted_cached_file_and_download_it_afresh(dataset):
+    shard = dataset.shards[0]
+    good = dataset.read_shard(shard)
+    cached = dataset.cache.path_for(shard)
+    assert os.path.getsize(cached) == shard.bytes
+    with open(cached, "r+b") as f:
+        f.seek(shard.bytes // 2)
+        byte = f.read(1)
+        f.seek(shard.bytes // 2)
+        f.write(bytes([byte[0] ^ 0x01]))
+    with pytest.raises(ChecksumError, match=shard.shard_id) as caught:
+        dataset.read_shard(shard)
+    assert caught.value.expected_sha256 == shard.sha256 and not os.path.exists(cached)
+    assert dataset.read_shard(shard).sample_ids == good.sample_ids
+    assert dataset.cache.stats.downloads == 2
+
+
+def test_should_write_create_only_on_the_real_server(dataset, expected):
+    key = f"datasets/{expected['dataset']}/{expected['version']}/spec.json"
+    assert dataset.store.put_if_absent(key, b"{}") is False, "an existing object is never overwritten"
+    assert dataset.store.get(key) != b"{}"
+
+
+def test_should_pick_up_a_snapshot_committed_to_the_real_log_during_iteration(dataset, expected):
+    writer = DatasetWriter(dataset.store, dataset.spec, committer="python-integration-test")
+    committed = {}
+
+    def commit():
+        rows = rows_for(dataset.spec, range(900_000, 900_020), device="python-it")
+        committed["ids"] = [r["sample_id"] for r in rows]
+        committed["snapshot"] = writer.add([(99_999, 0, rows)])
+
+    seen = []
+    committer = None
+    for s in dataset.samples(seed=1, shuffle_buffer=20, follow=True, poll_interval=0.1, follow_timeout=5.0):
+        seen.append(s["sample_id"])
+        if committer is None:
+            committer = threading.Thread(target=commit)
+            committer.start()
+    committer.join()
+    assert committed["snapshot"] == expected["snapshotId"] + 1
+    assert Counter(seen) == Counter(list(expected["samples"]) + committed["ids"])
+    assert set(seen[-20:]) == set(committed["ids"])
+    assert dataset.refresh() == [expected["snapshotId"] + 1]
