@@ -18,6 +18,7 @@ Throughput is shard bytes per second (MiB/s), plus samples per second for the re
 import argparse
 import os
 import shutil
+import statistics
 import sys
 import tempfile
 import time
@@ -51,12 +52,19 @@ def read_all(ds, shuffle_buffer):
 
 
 def read_torch(ds, workers, shuffle_buffer):
+    """(samples, seconds to the first batch, seconds in all)."""
     from torch.utils.data import DataLoader
 
     from shardflow.torch import ShardflowIterableDataset
 
     data = ShardflowIterableDataset(ds, seed=0, shuffle_buffer=shuffle_buffer, rank=0, world_size=1)
-    return sum(len(batch["sample_id"]) for batch in DataLoader(data, batch_size=64, num_workers=workers))
+    started = time.perf_counter()
+    first = None
+    n = 0
+    for batch in DataLoader(data, batch_size=64, num_workers=workers):
+        first = first if first is not None else time.perf_counter() - started
+        n += len(batch["sample_id"])
+    return n, first, time.perf_counter() - started
 
 
 def main(argv=None):
@@ -66,36 +74,47 @@ def main(argv=None):
     parser.add_argument("--version", default="v1")
     parser.add_argument("--snapshot", type=int, default=None)
     parser.add_argument("--shuffle-buffer", type=int, default=1000)
+    parser.add_argument("--rounds", type=int, default=5, help="repeat each measurement; medians are printed")
     parser.add_argument("--torch-workers", type=int, default=0, help="also time a DataLoader with this many workers")
     args = parser.parse_args(argv)
 
     root = tempfile.mkdtemp(prefix="shardflow-bench-")
     try:
-        ds = Dataset(args.uri, args.dataset, args.version, args.snapshot, cache_dir=os.path.join(root, "a"))
+        def fresh(name):
+            return Dataset(args.uri, args.dataset, args.version, args.snapshot, cache_dir=os.path.join(root, name))
+
+        ds = fresh("warm")
         size = ds.snapshot.bytes
         print(f"{args.dataset}/{args.version} snapshot {ds.snapshot_id}: {len(ds.shards)} shards, {len(ds)} samples, "
-              f"{size / MIB:.1f} MiB at {ds.store.settings.endpoint or 'AWS'}")
+              f"{size / MIB:.1f} MiB at {ds.store.settings.endpoint or 'AWS'}; median of {args.rounds} rounds")
         raw_get(ds)  # warm-up: server and OS caches
-        got, raw_s = timed(lambda: raw_get(ds))
-        assert got == size, (got, size)
-        n, cold_s = timed(lambda: read_all(ds, args.shuffle_buffer))
-        assert n == len(ds)
-        _, warm_s = timed(lambda: read_all(ds, args.shuffle_buffer))
-        raw = size / MIB / raw_s
-        cold = size / MIB / cold_s
-        warm = size / MIB / warm_s
-        print(f"raw boto3 GET             {raw:8.1f} MiB/s  ({raw_s:.2f} s)")
-        print(f"shardflow, cold cache     {cold:8.1f} MiB/s  ({cold_s:.2f} s, {n / cold_s:,.0f} samples/s)"
-              f"  = {cold / raw:.2f} x raw")
-        print(f"shardflow, warm cache     {warm:8.1f} MiB/s  ({warm_s:.2f} s, {n / warm_s:,.0f} samples/s)"
-              f"  = {warm / raw:.2f} x raw")
-        if args.torch_workers:
-            fresh = Dataset(args.uri, args.dataset, args.version, ds.snapshot_id, cache_dir=os.path.join(root, "b"))
-            n, torch_s = timed(lambda: read_torch(fresh, args.torch_workers, args.shuffle_buffer))
+        read_all(ds, args.shuffle_buffer)  # fills the warm cache
+        times = {"raw": [], "cold": [], "warm": [], "torch": [], "torch_first": []}
+        for r in range(args.rounds):
+            got, s = timed(lambda: raw_get(ds))
+            assert got == size, (got, size)
+            times["raw"].append(s)
+            cold = fresh(f"cold-{r}")
+            n, s = timed(lambda: read_all(cold, args.shuffle_buffer))
             assert n == len(ds)
-            t = size / MIB / torch_s
-            print(f"torch DataLoader x{args.torch_workers}, cold {t:8.1f} MiB/s  ({torch_s:.2f} s, "
-                  f"{n / torch_s:,.0f} samples/s)  = {t / raw:.2f} x raw")
+            times["cold"].append(s)
+            n, s = timed(lambda: read_all(ds, args.shuffle_buffer))
+            times["warm"].append(s)
+            if args.torch_workers:
+                n, first_s, s = read_torch(fresh(f"torch-{r}"), args.torch_workers, args.shuffle_buffer)
+                assert n == len(ds)
+                times["torch"].append(s)
+                times["torch_first"].append(first_s)
+        med = {k: statistics.median(v) for k, v in times.items() if v}
+        raw = size / MIB / med["raw"]
+        print(f"raw boto3 GET              {raw:8.1f} MiB/s  ({med['raw']:.3f} s)")
+        for key, label in (("cold", "shardflow, cold cache"), ("warm", "shardflow, warm cache"),
+                           ("torch", f"DataLoader x{args.torch_workers}, cold")):
+            if key in med:
+                rate = size / MIB / med[key]
+                extra = f", {med['torch_first']:.2f} s to the first batch" if key == "torch" else ""
+                print(f"{label:26} {rate:8.1f} MiB/s  ({med[key]:.3f} s, {len(ds) / med[key]:,.0f} samples/s{extra})"
+                      f"  = {rate / raw:.2f} x raw")
     finally:
         shutil.rmtree(root, ignore_errors=True)
     return 0

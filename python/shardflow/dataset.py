@@ -134,7 +134,7 @@ class Dataset(ShardSource):
 
     def samples(self, *, seed: int = 0, epoch: int = 0, shuffle_shards: bool = True, shuffle_buffer: int = 1000,
                 rank: int = 0, world_size: int = 1, follow: bool = False, poll_interval: float = 5.0,
-                follow_timeout: Optional[float] = None, attributes: bool = False, prefetch: int = 1,
+                follow_timeout: Optional[float] = None, attributes: bool = False, prefetch: int = 2,
                 resume: Optional[Mapping[str, Any]] = None) -> "SampleIterator":
         """Iterates reader ``rank`` of ``world_size``'s share of the pinned snapshot, with the same
         order, split, shuffle, follow and resume rules as the PyTorch dataset (:mod:`shardflow.torch`).

@@ -166,9 +166,9 @@ def find_checkpoint(store: ObjectStore, dataset: str, version: str, at_most: Opt
     or None. One LIST of at most one key (checkpoint keys sort newest first) and one GET.
 
     Checkpoints (``checkpoints/<descending id>-<id>.json.gz``, written by the committer every N
-    snapshots) hold everything entries ``1..id`` say. They are an optimisation, never a second
-    truth: one that cannot be read or disagrees with itself is skipped with a warning, and the
-    entries are read instead.
+    snapshots; dataset/FORMAT.md, "Checkpoints") hold everything entries ``1..id`` say. They are an
+    optimisation, never a second truth: one that cannot be read or disagrees with itself is skipped
+    with a warning, and the entries are read instead.
     """
     prefix = layout.checkpoint_prefix(dataset, version)
     start = layout.checkpoint_search_start(dataset, version, at_most) if at_most is not None else None

@@ -64,7 +64,7 @@ class StreamOptions:
     poll_interval: float = 5.0
     follow_timeout: Optional[float] = None
     attributes: bool = False
-    prefetch: int = 1
+    prefetch: int = 2
 
     def __post_init__(self):
         check_seed(self.seed, self.epoch)
@@ -197,11 +197,13 @@ def _sample(shard: Shard, row: int) -> Sample:
 
 
 class _Prefetcher:
-    """Downloads (and verifies) the next shards in a background thread while one is decoded."""
+    """Downloads (and verifies and caches) the next ``depth`` shards in background threads while one
+    is decoded."""
 
     def __init__(self, fetch: Callable[[ShardEntry], bytes], depth: int):
         self._fetch = fetch
-        self._pool = ThreadPoolExecutor(1, thread_name_prefix="shardflow-prefetch") if depth > 0 else None
+        # One thread per shard ahead: downloads run in parallel (S3 GETs are latency-bound).
+        self._pool = ThreadPoolExecutor(depth, thread_name_prefix="shardflow-prefetch") if depth > 0 else None
         self._futures: Dict[str, Any] = {}
 
     def schedule(self, shards: Sequence[ShardEntry]) -> None:

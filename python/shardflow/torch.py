@@ -51,15 +51,17 @@ class ShardflowIterableDataset(IterableDataset):
     ``sample_id``, ``device_id``, ``produced_at`` (and ``attributes`` if asked for); the
     DataLoader's default collate turns them into batched tensors and lists of strings.
 
-    Call :meth:`set_epoch` before each epoch for a new order. ``follow=True`` keeps going after the
-    pinned snapshot: the log is polled every ``poll_interval`` seconds and shards of new snapshots
-    are streamed, until ``follow_timeout`` seconds pass without a new snapshot (None: forever).
+    Call :meth:`set_epoch` before each epoch for a new order. Each iteration reads the snapshot
+    ``dataset`` is pinned to when it starts: ``dataset.refresh()`` between epochs takes in new
+    snapshots. ``follow=True`` also keeps going after it within the epoch: the log is polled every
+    ``poll_interval`` seconds and shards of new snapshots are streamed, until ``follow_timeout``
+    seconds pass without a new snapshot (None: forever).
     """
 
     def __init__(self, dataset: Dataset, *, seed: int = 0, shuffle_shards: bool = True, shuffle_buffer: int = 1000,
                  rank: Optional[int] = None, world_size: Optional[int] = None, follow: bool = False,
                  poll_interval: float = 5.0, follow_timeout: Optional[float] = None, attributes: bool = False,
-                 prefetch: int = 1):
+                 prefetch: int = 2):
         super().__init__()
         self.dataset = dataset
         self.options = StreamOptions(seed=seed, epoch=0, shuffle_shards=shuffle_shards,
@@ -68,7 +70,7 @@ class ShardflowIterableDataset(IterableDataset):
         if rank is not None or world_size is not None:
             rank_and_world_size(rank, world_size)  # fail early on a bad pair
         self._rank, self._world_size = rank, world_size
-        self._snapshot_id = dataset.snapshot_id
+        self._snapshot_id = dataset.snapshot_id  # of the current (or last) iteration
         self._resume: Optional[ResumePoint] = None  # to skip in the next iteration
         self._delivered: Dict[int, int] = {}  # this epoch, per reader: samples handed to the trainer
         self._total: Optional[int] = None
@@ -101,7 +103,7 @@ class ShardflowIterableDataset(IterableDataset):
         in_main = get_worker_info() is None
         if in_main:
             self._begin(resume)
-        for sample in self.dataset._stream(self.options, g, total, self._snapshot_id, skip):
+        for sample in self.dataset._stream(self.options, g, total, self.dataset.snapshot_id, skip):
             if in_main:
                 self.observe([sample.position])
             yield sample
@@ -109,6 +111,7 @@ class ShardflowIterableDataset(IterableDataset):
     def _begin(self, resume: Optional[ResumePoint]) -> None:
         """A new iteration starts: the loaded resume point becomes the progress, and is used up."""
         self._resume = None
+        self._snapshot_id = self.dataset.snapshot_id
         self._delivered = dict(resume.yielded) if resume is not None else {}
         self._total = resume.total if resume is not None else None
 
@@ -137,9 +140,9 @@ class ShardflowIterableDataset(IterableDataset):
         to skip. Call it before ``iter(loader)``; the world size times workers must be the same."""
         point = parse_state(state, self.dataset.name, self.dataset.version, self.options)
         self.options = self.options.with_epoch(point.epoch)
-        if point.snapshot_id != self._snapshot_id:
-            self.dataset = self.dataset.at(point.snapshot_id)
-            self._snapshot_id = point.snapshot_id
+        if point.snapshot_id != self.dataset.snapshot_id:
+            self.dataset = self.dataset.at(point.snapshot_id)  # re-pinned: the replay needs that exact shard set
+        self._snapshot_id = point.snapshot_id
         self._resume = point
         self._delivered = dict(point.yielded)
         self._total = point.total

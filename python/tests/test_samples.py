@@ -26,6 +26,9 @@ def entry(shard_id):
 def test_should_order_shards_by_sha256_of_seed_epoch_and_shard_id_as_any_language_can():
     assert order_key(7, 2, "cams/v1/lane-00000/shard-000000000000") == \
         "69ce709bf3b7aa51a195bd9e822e1b5f56944d30b7ae330302989ac58a0d785e"
+    # the example in dataset/FORMAT.md, "Reading"
+    assert order_key(7, 0, "d/v1/lane-00000/shard-000000000001") == \
+        "2698bc646d573c8377f350856be06998dcc0ffb4726840978880ab838d1c7cc8"
     shards = [entry(f"cams/v1/lane-0000{lane}/shard-00000000000{seq}") for lane, seq in ((2, 0), (1, 0), (0, 1), (0, 0))]
     ordered = [s.shard_id[-29:] for s in shard_order(shards, seed=7, epoch=2)]
     # 69ce..., 763c..., 8bcd..., e2d9...

@@ -139,3 +139,20 @@ def test_should_resume_when_iterated_directly_without_a_dataloader(built):
     resumed = ShardflowIterableDataset(open_dataset(built), seed=2, shuffle_buffer=9, rank=0, world_size=1)
     resumed.load_state_dict(state)
     assert head + [s["sample_id"] for s in resumed] == [s["sample_id"] for s in data]
+
+
+def test_should_read_the_snapshot_the_dataset_is_pinned_to_when_an_epoch_starts(built):
+    ds = open_dataset(built)
+    data = ShardflowIterableDataset(ds, rank=0, world_size=1)
+    loader = ShardflowDataLoader(data, batch_size=10, num_workers=2)
+    assert len(batch_ids(loader)) == 151
+    new = built.add_snapshot([(2, 9)])
+    it = iter(loader)
+    next(it)
+    ds.refresh()  # mid-epoch: this epoch stays on snapshot 4, the state says so
+    assert data.state_dict()["snapshot_id"] == 4
+    del it
+    data.set_epoch(1)
+    seen = batch_ids(loader)
+    assert Counter(seen) == Counter(built.ids) and set(new) <= set(seen)
+    assert data.state_dict()["snapshot_id"] == 5

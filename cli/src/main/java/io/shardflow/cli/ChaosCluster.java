@@ -111,8 +111,8 @@ final class ChaosCluster implements AutoCloseable {
         } else if (code == 2) {
             journal.event(service.name() + " refused to start (exit 2: a dependency was unreachable at start); restarting it");
         } else {
-            journal.violation(service.name() + " exited on its own with code " + code + "; last log lines:\n"
-                    + service.logTail(15));
+            journal.violation(service.name() + " exited on its own with code " + code + ":" + System.lineSeparator()
+                    + "    " + service.failureSummary());
         }
     }
 

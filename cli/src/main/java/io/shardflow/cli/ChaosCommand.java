@@ -36,6 +36,8 @@ final class ChaosCommand implements Callable<Integer> {
     Integer brokerRestarts;
     @Option(names = "--s3-outage-seconds", description = "how long each S3 outage lasts (short form 10, long 30)")
     Integer s3OutageSeconds;
+    @Option(names = "--broker-down-seconds", description = "how long the broker stays down after a kill -9 (default 2)")
+    Integer brokerDownSeconds;
     @Option(names = "--span-seconds", description = "publishing (and the faults) spread over this long")
     Integer spanSeconds;
     @Option(names = "--crash-points", description = "shard-sink fault.injection.crash.points, e.g. after-upload:0.02,after-commit:0.02")
@@ -56,15 +58,18 @@ final class ChaosCommand implements Callable<Integer> {
         PrintWriter out = command.commandLine().getOut();
         ChaosOptions base = longForm ? ChaosOptions.longForm(workDir, seed) : ChaosOptions.shortForm(workDir, seed);
         int each = kills != null ? kills : -1;
-        ChaosOptions options = new ChaosOptions(
-                samples != null ? samples : base.samples(),
-                spanSeconds != null ? Duration.ofSeconds(spanSeconds) : base.publishSpan(),
-                pick(ingestKills, each, base.ingestKills()),
-                pick(sinkKills, each, base.sinkKills()),
-                pick(zombies, each, base.zombies()),
-                pick(s3Outages, each, base.s3Outages()),
-                s3OutageSeconds != null ? Duration.ofSeconds(s3OutageSeconds) : base.s3OutageLength(),
-                pick(brokerRestarts, each, base.brokerRestarts()),
+        long count = samples != null ? samples : base.samples();
+        int ingest = pick(ingestKills, each, base.ingestKills());
+        int sink = pick(sinkKills, each, base.sinkKills());
+        int zombie = pick(zombies, each, base.zombies());
+        int s3Down = pick(s3Outages, each, base.s3Outages());
+        Duration s3Length = s3OutageSeconds != null ? Duration.ofSeconds(s3OutageSeconds) : base.s3OutageLength();
+        int broker = pick(brokerRestarts, each, base.brokerRestarts());
+        ChaosOptions options = new ChaosOptions(count,
+                spanSeconds != null ? Duration.ofSeconds(spanSeconds)
+                        : ChaosOptions.span(count, ingest, sink, zombie, s3Down, s3Length, broker),
+                ingest, sink, zombie, s3Down, s3Length, broker,
+                brokerDownSeconds != null ? Duration.ofSeconds(brokerDownSeconds) : base.brokerDownLength(),
                 crashPoints != null ? crashPoints : base.crashPoints(),
                 freezePoints != null ? freezePoints : base.freezePoints(),
                 base.sessionTimeout(), base.drainTimeout(), base.shardSamples(), seed, S3Kind.parse(s3), workDir);

@@ -144,7 +144,7 @@ final class ChaosFaults {
         boolean hard = brokerRestarts++ % 2 == 0;
         if (hard) {
             cluster.stack().kill(Role.BROKER);
-            sleep(Duration.ofSeconds(2));
+            sleep(options.brokerDownLength());
         } else {
             cluster.stack().stop(Role.BROKER);
         }

@@ -67,8 +67,9 @@ public final class ChaosJournal {
         say(stamp(elapsed()) + "  VIOLATION: " + what);
     }
 
+    /** The faults in the order they started. */
     public synchronized List<Fault> faults() {
-        return List.copyOf(faults);
+        return faults.stream().sorted(java.util.Comparator.comparing(Fault::at)).toList();
     }
 
     public synchronized List<String> events() {

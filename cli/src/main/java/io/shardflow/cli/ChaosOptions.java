@@ -14,6 +14,7 @@ import java.time.Duration;
  * @param zombies          SIGSTOP of a shard-sink past its session timeout, then SIGCONT
  * @param s3Outages        S3 server stopped for {@code s3OutageLength}, then started
  * @param brokerRestarts   Kafka broker restarted, alternately kill -9 and graceful
+ * @param brokerDownLength how long the broker stays down after a kill -9, before it is started again
  * @param crashPoints      shard-sink's {@code fault.injection.crash.points}
  * @param freezePoints     shard-sink's {@code fault.injection.freeze.points}
  * @param sessionTimeout   consumer session timeout of every instance (a zombie is frozen longer)
@@ -29,6 +30,7 @@ public record ChaosOptions(
         int s3Outages,
         Duration s3OutageLength,
         int brokerRestarts,
+        Duration brokerDownLength,
         String crashPoints,
         String freezePoints,
         Duration sessionTimeout,
@@ -48,18 +50,36 @@ public record ChaosOptions(
         workDir = workDir.toAbsolutePath().normalize();
     }
 
+    /** Publishing rate the span is sized for: light enough for two cores shared with the whole stack. */
+    static final double SAMPLES_PER_SECOND = 150;
+
     /** The JUnit form: 20,000 samples, two faults of each kind, 10 s S3 outages; a few minutes on 2 cores. */
     public static ChaosOptions shortForm(Path workDir, long seed) {
-        return new ChaosOptions(20_000, Duration.ofSeconds(110), 2, 2, 2, 2, Duration.ofSeconds(10), 2,
+        return new ChaosOptions(20_000, span(20_000, 2, 2, 2, 2, Duration.ofSeconds(10), 2), 2, 2, 2, 2, Duration.ofSeconds(10), 2,
+                Duration.ofSeconds(2),
                 "mid-spool:0.0001,before-upload:0.01,mid-upload:0.01,after-upload:0.012,after-commit:0.012",
                 "after-upload:0.006", Duration.ofSeconds(6), Duration.ofSeconds(180), 256, seed, S3Kind.S3PROXY, workDir);
     }
 
     /** The documented long form: 100,000 samples, ten faults of each kind, 30 s S3 outages. */
     public static ChaosOptions longForm(Path workDir, long seed) {
-        return new ChaosOptions(100_000, Duration.ofSeconds(720), 10, 10, 10, 10, Duration.ofSeconds(30), 10,
+        return new ChaosOptions(100_000, span(100_000, 10, 10, 10, 10, Duration.ofSeconds(30), 10), 10, 10, 10, 10,
+                Duration.ofSeconds(30), 10, Duration.ofSeconds(2),
                 "mid-spool:0.00004,before-upload:0.004,mid-upload:0.004,after-upload:0.005,after-commit:0.005",
                 "after-upload:0.002", Duration.ofSeconds(6), Duration.ofSeconds(300), 256, seed, S3Kind.S3PROXY, workDir);
+    }
+
+    /**
+     * A publishing span long enough for the samples at {@link #SAMPLES_PER_SECOND} and for each fault
+     * track to fit its faults with room between them (a kill takes ~8 s with its restart, a zombie
+     * ~15 s, an S3 outage its length plus ~8 s, a broker restart ~15 s).
+     */
+    public static Duration span(long samples, int ingestKills, int sinkKills, int zombies, int s3Outages,
+                                Duration s3OutageLength, int brokerRestarts) {
+        double publishing = samples / SAMPLES_PER_SECOND;
+        double processTrack = (ingestKills + sinkKills) * 8 + zombies * 15;
+        double infraTrack = s3Outages * (s3OutageLength.toSeconds() + 8) + brokerRestarts * 15;
+        return Duration.ofSeconds((long) Math.ceil(Math.max(publishing, 1.3 * Math.max(processTrack, infraTrack))));
     }
 
     public double samplesPerSecond() {

@@ -51,6 +51,7 @@ public final class ChaosRun {
 
     private ChaosReport run() throws Exception {
         long started = System.nanoTime();
+        quietKafkaClients();
         QuickstartCommand.wipe(options.workDir());
         ChaosJournal journal = new ChaosJournal(out);
         say("chaos: %d samples over ~%d s; faults: %d ingest kills, %d sink kills, %d zombies, %d S3 outages of %d s, "
@@ -196,6 +197,20 @@ public final class ChaosRun {
             files = cluster.sinkSpoolFiles();
         }
         return files;
+    }
+
+    /**
+     * The publisher's producer warns on every reconnect while the broker restarts, which would bury
+     * the fault log; the services' own logs keep everything.
+     */
+    private static void quietKafkaClients() {
+        try {
+            Class.forName("org.apache.logging.log4j.core.config.Configurator")
+                    .getMethod("setLevel", String.class, org.apache.logging.log4j.Level.class)
+                    .invoke(null, "org.apache.kafka", org.apache.logging.log4j.Level.ERROR);
+        } catch (ReflectiveOperationException | LinkageError e) {
+            // another logging backend: the output is noisier, nothing else changes
+        }
     }
 
     private void say(String format, Object... args) {

@@ -129,8 +129,25 @@ final class ChaosService {
         return lastMatch(FREEZE, process.ownLog());
     }
 
-    synchronized String logTail(int lines) {
-        return AppProcess.tail(process.log(), lines);
+    /** Why this incarnation ended, from its log: the last ERROR line and the exception under it, else the tail. */
+    synchronized String failureSummary() {
+        List<String> lines = process.ownLog().lines().toList();
+        for (int i = lines.size() - 1; i >= 0; i--) {
+            if (lines.get(i).contains(" ERROR ")) {
+                StringBuilder summary = new StringBuilder(clip(lines.get(i)));
+                for (int j = i + 1; j < lines.size() && j <= i + 3; j++) {
+                    if (!lines.get(j).startsWith("\t") && !lines.get(j).startsWith(" ")) {
+                        summary.append(System.lineSeparator()).append("    ").append(clip(lines.get(j)));
+                    }
+                }
+                return summary.toString();
+            }
+        }
+        return String.join(System.lineSeparator(), lines.subList(Math.max(0, lines.size() - 5), lines.size()));
+    }
+
+    private static String clip(String line) {
+        return line.length() > 400 ? line.substring(0, 400) + "..." : line;
     }
 
     private static String lastMatch(Pattern pattern, String text) {

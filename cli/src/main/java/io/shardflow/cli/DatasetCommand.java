@@ -8,20 +8,18 @@ import io.shardflow.dataset.spec.TensorSpec;
 import io.shardflow.dataset.store.ObjectStore;
 import io.shardflow.dataset.store.S3ObjectStore;
 import java.io.PrintWriter;
-import java.time.Clock;
-import java.time.Instant;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.Callable;
+import java.util.Optional;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
-import picocli.CommandLine.Spec;
 
-@Command(name = "dataset", description = "Create, list and inspect datasets.",
-        subcommands = {DatasetCommand.Create.class, DatasetCommand.ListDatasets.class, DatasetCommand.Show.class})
+@Command(name = "dataset", description = "Create, list, inspect, verify and compare datasets.",
+        subcommands = {DatasetCommand.Create.class, DatasetCommand.ListDatasets.class, DatasetCommand.Show.class,
+                DatasetSnapshotsCommand.class, DatasetVerifyCommand.class, DatasetDiffCommand.class})
 final class DatasetCommand {
 
     static ObjectStore store(Endpoints endpoints) {
@@ -29,12 +27,7 @@ final class DatasetCommand {
     }
 
     @Command(name = "create", description = "Create a dataset version with its tensor spec (idempotent for the same spec).")
-    static final class Create implements Callable<Integer> {
-        @Mixin
-        Endpoints endpoints;
-        @Spec
-        picocli.CommandLine.Model.CommandSpec command;
-
+    static final class Create extends DatasetSubcommand {
         @Option(names = "--name", required = true)
         String name;
         @Option(names = "--version", required = true)
@@ -57,47 +50,58 @@ final class DatasetCommand {
         public Integer call() {
             List<TensorSpec> parsed = tensors.stream().map(TensorSpec::parse).toList();
             DatasetSpec spec = new DatasetSpec(name, version, parsed, label, author, description, maxSampleBytes,
-                    allowNonFinite, Instant.now());
-            new DatasetCatalog(store(endpoints)).create(spec);
-            command.commandLine().getOut().printf("dataset %s/%s ready (spec %s)%n", name, version, spec.fingerprint().substring(0, 12));
+                    allowNonFinite, clock.instant());
+            new DatasetCatalog(store()).create(spec);
+            out().printf("dataset %s/%s ready (spec %s)%n", name, version, spec.fingerprint().substring(0, 12));
             return 0;
         }
     }
 
-    @Command(name = "list", description = "List datasets and their versions.")
-    static final class ListDatasets implements Callable<Integer> {
-        @Mixin
-        Endpoints endpoints;
-        @Spec
-        picocli.CommandLine.Model.CommandSpec command;
+    @Command(name = "list", description = "List datasets, their versions and each version's latest snapshot.")
+    static final class ListDatasets extends DatasetSubcommand {
         @Option(names = "--json")
         boolean json;
 
+        /** One version's line. */
+        record VersionView(String version, long latestSnapshot, int shards, long samples, long bytes) {
+        }
+
+        /** One dataset's versions. */
+        record DatasetView(String name, List<VersionView> versions) {
+        }
+
         @Override
         public Integer call() {
-            DatasetCatalog catalog = new DatasetCatalog(store(endpoints));
-            Map<String, List<String>> all = new LinkedHashMap<>();
+            DatasetCatalog catalog = new DatasetCatalog(store());
+            List<DatasetView> all = new ArrayList<>();
             for (String dataset : catalog.datasets()) {
-                all.put(dataset, catalog.versions(dataset));
+                List<VersionView> versions = new ArrayList<>();
+                for (String version : catalog.versions(dataset)) {
+                    Snapshot latest = log(dataset, version).latest();
+                    versions.add(new VersionView(version, latest.snapshotId(), latest.shards().size(), latest.sampleCount(),
+                            latest.bytes()));
+                }
+                all.add(new DatasetView(dataset, versions));
             }
-            PrintWriter out = command.commandLine().getOut();
+            PrintWriter out = out();
             if (json) {
-                out.println(JsonOutput.write(all));
+                out.println(JsonOutput.write(Map.of("datasets", all)));
             } else if (all.isEmpty()) {
                 out.println("no datasets");
             } else {
-                all.forEach((dataset, versions) -> out.printf("%s  versions: %s%n", dataset, String.join(", ", versions)));
+                for (DatasetView dataset : all) {
+                    out.println(dataset.name());
+                    dataset.versions().forEach(v -> out.printf("  %-12s latest snapshot %d: %d shards, %d samples, %s%n",
+                            v.version(), v.latestSnapshot(), v.shards(), v.samples(), SnapshotSummary.humanBytes(v.bytes())));
+                }
             }
             return 0;
         }
     }
 
-    @Command(name = "show", description = "Show a dataset version's spec and a snapshot (latest by default).")
-    static final class Show implements Callable<Integer> {
-        @Mixin
-        Endpoints endpoints;
-        @Spec
-        picocli.CommandLine.Model.CommandSpec command;
+    @Command(name = "show", description = "Show a dataset version's spec and a snapshot (latest by default): size,"
+            + " produce-time range and, when the spec names a label tensor, samples per label.")
+    static final class Show extends DatasetSubcommand {
         @Parameters(index = "0", paramLabel = "NAME")
         String name;
         @Parameters(index = "1", paramLabel = "VERSION")
@@ -106,30 +110,41 @@ final class DatasetCommand {
         Long snapshotId;
         @Option(names = "--shards", description = "list every shard")
         boolean listShards;
+        @Option(names = "--no-label-counts", description = "skip counting labels (it reads the label tensor of every shard)")
+        boolean noLabelCounts;
         @Option(names = "--json")
         boolean json;
 
         @Override
         public Integer call() {
-            ObjectStore store = store(endpoints);
-            DatasetSpec spec = new DatasetCatalog(store).spec(name, version)
-                    .orElseThrow(() -> new IllegalArgumentException("no dataset " + name + "/" + version));
-            CommitLog log = new CommitLog(store, name, version, Clock.systemUTC());
+            DatasetSpec spec = requireSpec(name, version);
+            CommitLog log = log(name, version);
             Snapshot snapshot = snapshotId == null ? log.latest() : log.snapshot(snapshotId);
-            PrintWriter out = command.commandLine().getOut();
+            Optional<Map<String, Long>> labels = noLabelCounts ? Optional.empty() : DatasetLabels.count(store(), spec, snapshot);
+            PrintWriter out = out();
             if (json) {
                 Map<String, Object> view = new LinkedHashMap<>();
                 view.put("spec", spec);
                 view.put("snapshot", SnapshotSummary.of(snapshot));
+                labels.ifPresent(counts -> view.put("labelCounts", Map.of("tensor", spec.labelTensor(), "counts", counts)));
                 if (listShards) {
                     view.put("shards", snapshot.shards());
                 }
                 out.println(JsonOutput.write(view));
                 return 0;
             }
+            SnapshotSummary summary = SnapshotSummary.of(snapshot);
             out.printf("dataset %s/%s  spec %s  by %s%n", name, version, spec.fingerprint().substring(0, 12), spec.author());
-            spec.tensors().forEach(t -> out.printf("  tensor %-16s %-8s %s%n", t.name(), t.dtype().numpyName(), t.shape()));
-            out.println("  " + SnapshotSummary.of(snapshot).line());
+            spec.tensors().forEach(t -> out.printf("  tensor %-16s %-8s %s%s%n", t.name(), t.dtype().numpyName(), t.shape(),
+                    t.name().equals(spec.labelTensor()) ? "  (label)" : ""));
+            out.println("  " + summary.line());
+            if (summary.firstProducedAt() != null) {
+                out.printf("  produced %s .. %s%n", summary.firstProducedAt(), summary.lastProducedAt());
+            }
+            labels.ifPresent(counts -> {
+                out.printf("  samples per %s (%d values):%n", spec.labelTensor(), counts.size());
+                counts.forEach((label, n) -> out.printf("    %-12s %d%n", label, n));
+            });
             if (listShards) {
                 snapshot.shards().forEach(s -> out.printf("    %s  %d samples  %d bytes  sha256 %s%n", s.objectKey(),
                         s.sampleCount(), s.bytes(), s.sha256().substring(0, 16)));

@@ -56,6 +56,7 @@ public final class CommitLog {
     private final String version;
     private final Clock clock;
     private final int checkpointInterval;
+    private final boolean readCheckpoints;
     private final CommitLogCodec codec = new CommitLogCodec();
     private final CheckpointStore checkpoints;
     private CommitLogState state = new CommitLogState();
@@ -73,6 +74,12 @@ public final class CommitLog {
      *                           is a multiple of it; 0 writes none (checkpoints are read either way)
      */
     public CommitLog(ObjectStore store, String dataset, String version, Clock clock, int checkpointInterval) {
+        this(store, dataset, version, clock, checkpointInterval, true);
+    }
+
+    private CommitLog(ObjectStore store, String dataset, String version, Clock clock, int checkpointInterval,
+                      boolean readCheckpoints) {
+        this.readCheckpoints = readCheckpoints;
         this.store = Objects.requireNonNull(store, "store");
         this.dataset = Names.requireDatasetName("dataset name", dataset);
         this.version = Names.requireDatasetName("dataset version", version);
@@ -82,6 +89,15 @@ public final class CommitLog {
         }
         this.checkpointInterval = checkpointInterval;
         this.checkpoints = new CheckpointStore(store, this.dataset, this.version);
+    }
+
+    /**
+     * A log that ignores checkpoints and reads every entry (one GET each) and writes none: slow, but
+     * it depends on nothing but the entries, so comparing its snapshots with a normal log's checks
+     * the checkpoints ({@code shardflow dataset verify}).
+     */
+    public static CommitLog entriesOnly(ObjectStore store, String dataset, String version, Clock clock) {
+        return new CommitLog(store, dataset, version, clock, 0, false);
     }
 
     /** Reads new entries and returns the newest snapshot. */
@@ -230,13 +246,15 @@ public final class CommitLog {
     private void readUpTo(long target) {
         boolean mayBeFarBehind = true;
         if (!opened) {
-            opened = true;
-            Optional<CommitLogState> checkpoint = checkpoints.newestAtMost(target);
-            if (checkpoint.isEmpty()) {
+            // A store error on the way leaves opened false: the next call opens again, from where this one got.
+            Optional<CommitLogState> checkpoint = readCheckpoints ? checkpoints.newestAtMost(target) : Optional.empty();
+            if (checkpoint.isEmpty() || checkpoint.get().latestId() <= state.latestId()) {
                 listFromStart(target);
+                opened = true;
                 return;
             }
             adopt(checkpoint.get());
+            opened = true;
             mayBeFarBehind = false; // it is the newest checkpoint: the log runs at most an interval ahead
         }
         int read = 0;
@@ -248,7 +266,7 @@ public final class CommitLog {
                 return;
             }
             apply(key, next, bytes.get());
-            if (++read == 2 && mayBeFarBehind && state.latestId() < target) {
+            if (++read == 2 && mayBeFarBehind && readCheckpoints && state.latestId() < target) {
                 // Two new entries in a row: no longer a poll that finds one commit. Is it a long way?
                 jumpIfFarBehind(target);
             }
@@ -264,10 +282,10 @@ public final class CommitLog {
         checkpoints.newestAtMost(target).filter(s -> s.latestId() > state.latestId()).ifPresent(this::adopt);
     }
 
-    /** Lists and reads entries 1..target of a log whose reader found no checkpoint to start from. */
+    /** Lists and reads the entries after those read so far, up to target: for a log with no checkpoint to start from. */
     private void listFromStart(long target) {
         String prefix = DatasetLayout.commitPrefix(dataset, version);
-        String cursor = null;
+        String cursor = state.latestId() == 0 ? null : DatasetLayout.commitKey(dataset, version, state.latestId());
         while (state.latestId() < target) {
             int page = (int) Math.min(LIST_PAGE, target - state.latestId());
             List<String> keys = store.list(prefix, cursor, page);

@@ -52,8 +52,9 @@ public record ReaderOptions(
         if (snapshotId != null && snapshotId < 0) {
             throw new IllegalArgumentException("snapshot ids are >= 0, got " + snapshotId);
         }
-        if (epoch < 0) {
-            throw new IllegalArgumentException("epoch must be >= 0, got " + epoch);
+        if (seed < 0 || epoch < 0) {
+            throw new IllegalArgumentException("seed and epoch must be >= 0 (the shuffle rule hashes their decimal form),"
+                    + " got seed " + seed + ", epoch " + epoch);
         }
         if (worldSize < 1 || rank < 0 || rank >= worldSize) {
             throw new IllegalArgumentException("rank " + rank + " of world size " + worldSize + ": need 0 <= rank < worldSize");

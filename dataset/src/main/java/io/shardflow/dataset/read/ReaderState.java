@@ -16,9 +16,9 @@ import java.nio.charset.StandardCharsets;
 public record ReaderState(long epoch, long seed, long snapshotId, long samplesYielded) {
 
     public ReaderState {
-        if (epoch < 0 || snapshotId < 0 || samplesYielded < 0) {
-            throw new IllegalArgumentException("reader state values must be >= 0: epoch " + epoch + ", snapshot "
-                    + snapshotId + ", samples " + samplesYielded);
+        if (epoch < 0 || seed < 0 || snapshotId < 0 || samplesYielded < 0) {
+            throw new IllegalArgumentException("reader state values must be >= 0: epoch " + epoch + ", seed " + seed
+                    + ", snapshot " + snapshotId + ", samples " + samplesYielded);
         }
     }
 

@@ -65,6 +65,22 @@ public final class ShardReader {
         }
     }
 
+    /**
+     * The rows of one tensor only (little-endian bytes per row), without reading the other datasets:
+     * what per-label counts need.
+     */
+    public byte[][] readTensor(Path path, String tensorName) {
+        try (HdfFile file = new HdfFile(path)) {
+            int n = Math.toIntExact(number(file, ShardFormat.ATTR_SAMPLE_COUNT, path));
+            Node tensors = file.getChild(ShardFormat.GROUP_TENSORS);
+            Node node = tensors instanceof Group group ? group.getChild(tensorName) : null;
+            if (!(node instanceof Dataset dataset)) {
+                throw new IllegalStateException("shard " + path + " has no tensor '" + tensorName + "'");
+            }
+            return readTensor(dataset, n, path);
+        }
+    }
+
     private static byte[][] readTensor(Dataset dataset, int n, Path path) {
         Attribute dtypeAttr = dataset.getAttribute(ShardFormat.ATTR_DTYPE);
         if (dtypeAttr == null) {

@@ -132,6 +132,28 @@ class CheckpointTest {
     }
 
     @Test
+    void shouldOpenAgainFromTheCheckpointAfterAStoreErrorWhileOpening() {
+        commitRange(new CommitLog(store, "d", "v1", CLOCK, 10), 1, 25);
+        java.util.concurrent.atomic.AtomicInteger failures = new java.util.concurrent.atomic.AtomicInteger(1);
+        CountingObjectStore counting = new CountingObjectStore(new ForwardingObjectStore(store) {
+            @Override
+            public List<String> list(String prefix, String startAfter, int maxKeys) {
+                if (failures.getAndDecrement() > 0) {
+                    throw new io.shardflow.dataset.store.ObjectStoreException("list", prefix, "connection reset");
+                }
+                return delegate.list(prefix, startAfter, maxKeys);
+            }
+        });
+        CommitLog log = new CommitLog(counting, "d", "v1", CLOCK);
+
+        org.assertj.core.api.Assertions.assertThatThrownBy(log::latest).hasMessageContaining("connection reset");
+        counting.reset();
+
+        assertThat(log.latest().shards()).isEqualTo(entriesOnly().latest().shards());
+        assertThat(counting.snapshot()).as("checkpoint 20, entries 21..25, a 404").isEqualTo(Map.of("list", 1, "get", 7));
+    }
+
+    @Test
     void shouldPollANewCommitWithTwoRequests() {
         CommitLog writer = new CommitLog(store, "d", "v1", CLOCK, 10);
         commitRange(writer, 1, 100);

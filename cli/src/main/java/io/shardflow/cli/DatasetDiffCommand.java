@@ -1,0 +1,73 @@
+package io.shardflow.cli;
+
+import io.shardflow.dataset.log.CommitLog;
+import io.shardflow.dataset.log.ShardEntry;
+import io.shardflow.dataset.log.Snapshot;
+import java.io.PrintWriter;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+/** {@code shardflow dataset diff NAME VERSION A B}: what snapshot B has that A has not. */
+@Command(name = "diff", description = "Shards and samples added between snapshot A and a later snapshot B.")
+final class DatasetDiffCommand extends DatasetSubcommand {
+
+    @Parameters(index = "0", paramLabel = "NAME")
+    String name;
+    @Parameters(index = "1", paramLabel = "VERSION")
+    String version;
+    @Parameters(index = "2", paramLabel = "A")
+    long from;
+    @Parameters(index = "3", paramLabel = "B")
+    long to;
+    @Option(names = "--shards", description = "list every added shard")
+    boolean listShards;
+    @Option(names = "--json")
+    boolean json;
+
+    @Override
+    public Integer call() {
+        requireSpec(name, version);
+        if (from > to) {
+            throw new IllegalArgumentException("snapshots only grow: A (" + from + ") must not be after B (" + to + ")");
+        }
+        CommitLog log = log(name, version);
+        Snapshot b = log.snapshot(to);
+        Snapshot a = log.snapshot(from);
+        List<ShardEntry> added = b.shards().subList(a.shards().size(), b.shards().size());
+        List<DatasetSnapshotsCommand.Row> commits = DatasetSnapshotsCommand.rows(log).stream()
+                .filter(r -> r.snapshotId() > from && r.snapshotId() <= to).toList();
+        long samples = added.stream().mapToLong(ShardEntry::sampleCount).sum();
+        long bytes = added.stream().mapToLong(ShardEntry::bytes).sum();
+        PrintWriter out = out();
+        if (json) {
+            Map<String, Object> view = new LinkedHashMap<>();
+            view.put("dataset", name);
+            view.put("version", version);
+            view.put("from", from);
+            view.put("to", to);
+            view.put("shardsAdded", added.size());
+            view.put("samplesAdded", samples);
+            view.put("bytesAdded", bytes);
+            view.put("commits", commits);
+            view.put("shards", added);
+            out.println(JsonOutput.write(view));
+            return 0;
+        }
+        out.printf("%s/%s snapshot %d -> %d: +%d shards, +%d samples, +%s in %d commits%n", name, version, from, to,
+                added.size(), samples, SnapshotSummary.humanBytes(bytes), commits.size());
+        for (DatasetSnapshotsCommand.Row r : commits) {
+            out.printf("  snapshot %d  %s  by %s: +%d shards, +%d samples%n", r.snapshotId(),
+                    DatasetSnapshotsCommand.millis(r.committedAt()), r.committer(),
+                    r.shardsAdded(), r.samplesAdded());
+        }
+        if (listShards) {
+            added.forEach(s -> out.printf("    %s  %d samples  sha256 %s%n", s.shardId(), s.sampleCount(),
+                    s.sha256().substring(0, 16)));
+        }
+        return 0;
+    }
+}

@@ -1,0 +1,248 @@
+package io.shardflow.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.shardflow.dataset.layout.DatasetLayout;
+import io.shardflow.dataset.log.Checkpoint;
+import io.shardflow.dataset.log.CheckpointCodec;
+import io.shardflow.dataset.log.CommitLog;
+import io.shardflow.dataset.log.ShardEntry;
+import io.shardflow.dataset.read.ShardPublisher;
+import io.shardflow.dataset.store.InMemoryObjectStore;
+import io.shardflow.dataset.store.ObjectStore;
+import io.shardflow.dataset.store.S3ObjectStore;
+import io.shardflow.dataset.store.S3ProxyServer;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.function.Function;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
+
+/** The {@code dataset} commands run in-process with picocli, on an in-memory store (and once on a real S3Proxy). */
+class DatasetCommandsTest {
+
+    private static final Clock CLOCK = Clock.fixed(Instant.parse("2026-05-01T10:00:00Z"), ZoneOffset.UTC);
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    @TempDir
+    Path tmp;
+
+    private final InMemoryObjectStore store = new InMemoryObjectStore();
+    private ShardPublisher publisher;
+
+    /** Output of one run. */
+    record Run(int exitCode, String out, String err) {
+        JsonNode json() throws Exception {
+            return JSON.readTree(out);
+        }
+    }
+
+    @BeforeEach
+    void publishThreeSnapshots() throws Exception {
+        publisher = publish(store);
+    }
+
+    private ShardPublisher publish(ObjectStore target) throws Exception {
+        ShardPublisher p = new ShardPublisher(target, "cams", "v1", Files.createDirectories(tmp.resolve("scratch")), CLOCK);
+        p.publish(0, 3, 5, 4, 6);
+        p.publish(1, 7, 2, 3);
+        p.publish(2, 4, 4, 5, 1, 2);
+        return p;
+    }
+
+    @Test
+    void shouldListDatasetsWithTheLatestSnapshotOfEachVersion() throws Exception {
+        new ShardPublisher(store, "other", "v2", tmp, CLOCK);
+
+        Run human = run("list");
+        Run json = run("list", "--json");
+
+        assertThat(human.exitCode()).isZero();
+        assertThat(human.out()).contains("cams\n  v1           latest snapshot 3: 12 shards, 46 samples")
+                .contains("other\n  v2           latest snapshot 0: 0 shards, 0 samples");
+        JsonNode versions = json.json().get("datasets").get(0).get("versions");
+        assertThat(json.json().get("datasets").get(0).get("name").asText()).isEqualTo("cams");
+        assertThat(versions.get(0).get("latestSnapshot").asLong()).isEqualTo(3);
+        assertThat(versions.get(0).get("samples").asLong()).isEqualTo(46);
+    }
+
+    @Test
+    void shouldListEverySnapshotWithWhatItAddedAndRunningTotals() throws Exception {
+        Run human = run("snapshots", "cams", "v1");
+        JsonNode rows = run("snapshots", "cams", "v1", "--json").json().get("snapshots");
+
+        assertThat(human.exitCode()).isZero();
+        assertThat(human.out().lines()).hasSize(4);
+        assertThat(human.out()).contains("2026-05-01T10:00:00Z").contains("test-publisher");
+        assertThat(rows).hasSize(3);
+        assertThat(rows.findValuesAsText("committer")).containsOnly("test-publisher");
+        assertThat(rows.findValues("shardsAdded")).extracting(JsonNode::asInt).containsExactly(4, 3, 5);
+        assertThat(rows.findValues("samplesAdded")).extracting(JsonNode::asLong).containsExactly(18L, 12L, 16L);
+        assertThat(rows.findValues("totalSamples")).extracting(JsonNode::asLong).containsExactly(18L, 30L, 46L);
+        assertThat(run("snapshots", "cams", "v1", "--last", "1").out().lines()).hasSize(2);
+    }
+
+    @Test
+    void shouldShowTheTimeRangeAndSamplesPerLabel() throws Exception {
+        Map<String, Long> expected = new TreeMap<>();
+        int[][] rows = {{3, 5, 4, 6}, {7, 2, 3}, {4, 4, 5, 1, 2}};
+        for (int seq = 0; seq < rows.length; seq++) {
+            for (int lane = 0; lane < rows[seq].length; lane++) {
+                for (int r = 0; r < rows[seq][lane]; r++) {
+                    expected.merge(Long.toString(ShardPublisher.label(lane, seq, r)), 1L, Long::sum);
+                }
+            }
+        }
+
+        Run human = run("show", "cams", "v1");
+        JsonNode json = run("show", "cams", "v1", "--json").json();
+        Run older = run("show", "cams", "v1", "--snapshot", "1", "--no-label-counts");
+
+        assertThat(human.out()).contains("snapshot 3: 12 shards, 46 samples")
+                .contains("produced " + Instant.ofEpochMilli(ShardPublisher.BASE_TIME) + " .. "
+                        + Instant.ofEpochMilli(ShardPublisher.BASE_TIME + 2000 + 4))
+                .contains("samples per label (3 values):")
+                .contains("    0            " + expected.get("0"));
+        JsonNode counts = json.get("labelCounts").get("counts");
+        assertThat(json.get("labelCounts").get("tensor").asText()).isEqualTo("label");
+        expected.forEach((label, n) -> assertThat(counts.get(label).asLong()).as("label %s", label).isEqualTo(n));
+        assertThat(json.get("snapshot").get("firstProducedAt").asText()).isEqualTo("2023-11-14T22:13:20Z");
+        assertThat(older.out()).contains("snapshot 1: 4 shards, 18 samples").doesNotContain("samples per");
+    }
+
+    @Test
+    void shouldVerifyACleanSnapshot() throws Exception {
+        Run human = run("verify", "cams", "v1");
+        JsonNode json = run("verify", "cams", "v1", "--snapshot", "2", "--json").json();
+
+        assertThat(human.exitCode()).isZero();
+        assertThat(human.out()).isEqualTo("cams/v1 snapshot 3: 12 shards, 46 samples: OK\n");
+        assertThat(json.get("ok").asBoolean()).isTrue();
+        assertThat(json.get("samples").asLong()).isEqualTo(30);
+    }
+
+    @Test
+    void shouldFailVerificationOnAShardWhoseBytesDoNotMatchItsEntry() {
+        ShardEntry real = publisher.write(7, 3, 2);
+        ShardEntry lying = new ShardEntry(real.shardId(), real.objectKey(), real.lane(), real.sequence(), real.sampleCount(),
+                real.bytes(), "0".repeat(64), real.specFingerprint(), real.firstProducedAt(), real.lastProducedAt());
+        publisher.commit(List.of(lying));
+
+        Run run = run("verify", "cams", "v1");
+
+        assertThat(run.exitCode()).isEqualTo(1);
+        assertThat(run.out()).contains("PROBLEM shard cams/v1/lane-00007/shard-000000000003 has sha256 " + real.sha256())
+                .contains("snapshot 4: 13 shards, 48 samples: 1 problems");
+    }
+
+    @Test
+    void shouldFailVerificationWhenACheckpointDisagreesWithTheLog() {
+        CommitLog entries = CommitLog.entriesOnly(store, "cams", "v1", CLOCK);
+        List<ShardEntry> shards = new ArrayList<>(entries.snapshot(3).shards());
+        ShardEntry first = shards.get(0);
+        shards.set(0, new ShardEntry(first.shardId(), first.objectKey(), first.lane(), first.sequence(), first.sampleCount() + 1,
+                first.bytes(), first.sha256(), first.specFingerprint(), first.firstProducedAt(), first.lastProducedAt()));
+        Checkpoint wrong = new Checkpoint(1, "cams", "v1", 3, Map.of(), entries.history(), shards);
+        store.putIfAbsent(DatasetLayout.checkpointKey("cams", "v1", 3), new CheckpointCodec().encode(wrong));
+
+        Run run = run("verify", "cams", "v1");
+
+        assertThat(run.exitCode()).isEqualTo(1);
+        assertThat(run.out()).contains("PROBLEM the log entries 1..3 and the checkpoint-based reading disagree");
+    }
+
+    @Test
+    void shouldDiffTwoSnapshots() throws Exception {
+        Run human = run("diff", "cams", "v1", "1", "3", "--shards");
+        JsonNode json = run("diff", "cams", "v1", "1", "3", "--json").json();
+        Run backwards = run("diff", "cams", "v1", "3", "1");
+
+        assertThat(human.out()).startsWith("cams/v1 snapshot 1 -> 3: +8 shards, +28 samples")
+                .contains("snapshot 2").contains("snapshot 3").contains("cams/v1/lane-00004/shard-000000000002");
+        assertThat(json.get("shardsAdded").asInt()).isEqualTo(8);
+        assertThat(json.get("samplesAdded").asLong()).isEqualTo(28);
+        assertThat(json.get("commits")).hasSize(2);
+        assertThat(json.get("shards")).hasSize(8);
+        assertThat(backwards.exitCode()).isEqualTo(1);
+        assertThat(backwards.err()).contains("snapshots only grow");
+        assertThat(run("diff", "cams", "v1", "2", "2").out()).startsWith("cams/v1 snapshot 2 -> 2: +0 shards");
+    }
+
+    @Test
+    void shouldSayWhichDatasetDoesNotExist() {
+        Run run = run("show", "nope", "v1");
+
+        assertThat(run.exitCode()).isEqualTo(1);
+        assertThat(run.err()).contains("no dataset nope/v1");
+    }
+
+    @Test
+    void shouldRunAgainstARealS3ServerThroughTheEndpointOptions() throws Exception {
+        assumeTrue(S3ProxyServer.jar().isPresent(), "S3Proxy jar not installed (scripts/fetch-tools.sh)");
+        try (S3ProxyServer server = S3ProxyServer.start(tmp.resolve("s3proxy")); S3ObjectStore s3 = server.store("cli-test")) {
+            publish(s3);
+            String[] endpoint = {"--s3-endpoint", server.endpoint(), "--s3-access-key", S3ProxyServer.ACCESS_KEY,
+                    "--s3-secret-key", S3ProxyServer.SECRET_KEY, "--bucket", "cli-test", "--stack-dir", tmp.toString()};
+
+            Run verify = execute(null, concat(new String[] {"verify", "cams", "v1"}, endpoint));
+            Run list = execute(null, concat(new String[] {"list", "--json"}, endpoint));
+
+            assertThat(verify.exitCode()).as(verify.err()).isZero();
+            assertThat(verify.out()).contains("snapshot 3: 12 shards, 46 samples: OK");
+            assertThat(list.json().get("datasets").get(0).get("versions").get(0).get("latestSnapshot").asLong()).isEqualTo(3);
+        }
+    }
+
+    private Run run(String... args) {
+        return execute(endpoints -> store, args);
+    }
+
+    /** Runs {@code dataset ARGS}; a null opener keeps the real one (S3 from the endpoint options). */
+    private static Run execute(Function<Endpoints, ObjectStore> opener, String... args) {
+        CommandLine.IFactory defaults = CommandLine.defaultFactory();
+        CommandLine cli = new CommandLine(new DatasetCommand(), new CommandLine.IFactory() {
+            @Override
+            public <K> K create(Class<K> type) throws Exception {
+                K made = defaults.create(type);
+                if (made instanceof DatasetSubcommand command) {
+                    if (opener != null) {
+                        command.opener = opener;
+                    }
+                    command.clock = CLOCK;
+                }
+                return made;
+            }
+        });
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        cli.setOut(new PrintWriter(out));
+        cli.setErr(new PrintWriter(err));
+        cli.setExecutionExceptionHandler((e, commandLine, parseResult) -> {
+            commandLine.getErr().println("shardflow: " + e.getMessage());
+            return 1;
+        });
+        int code = cli.execute(args);
+        return new Run(code, out.toString(), err.toString());
+    }
+
+    private static String[] concat(String[] a, String[] b) {
+        String[] all = new String[a.length + b.length];
+        System.arraycopy(a, 0, all, 0, a.length);
+        System.arraycopy(b, 0, all, a.length, b.length);
+        return all;
+    }
+}
