@@ -119,9 +119,9 @@ final class QuickstartCommand implements Callable<Integer> {
                 stack.close();
                 LocalStack.down(stackDir);
             } else {
-                out.printf("the stack keeps running for readers: kafka %s, s3 %s (bucket %s, key %s / %s); "
-                                + "stop it with 'bin/shardflow stack down'%n", stack.bootstrapServers(), stack.s3Endpoint(),
-                        stack.bucket(), stack.s3AccessKey(), stack.s3SecretKey());
+                out.printf("the stack keeps running (stop it with 'bin/shardflow stack down'); to read demo/v1 from Python "
+                        + "(README, 'Training on it'):%n  export SHARDFLOW_S3_ENDPOINT=%s SHARDFLOW_S3_ACCESS_KEY=%s "
+                        + "SHARDFLOW_S3_SECRET_KEY=%s%n", stack.s3Endpoint(), stack.s3AccessKey(), stack.s3SecretKey());
             }
         }
     }
