@@ -2,8 +2,6 @@ package io.shardflow.cli;
 
 import io.shardflow.dataset.catalog.DatasetCatalog;
 import io.shardflow.dataset.log.CommitLog;
-import io.shardflow.dataset.spec.DatasetSpec;
-import io.shardflow.dataset.spec.TensorSpec;
 import io.shardflow.dataset.store.S3ObjectStore;
 import io.shardflow.edge.EdgePublisher;
 import io.shardflow.edge.SyntheticSamples;
@@ -14,7 +12,6 @@ import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
@@ -108,34 +105,17 @@ final class BenchCommand implements Callable<Integer> {
     }
 
     private double pipeline(StackEndpoints endpoints, SyntheticSamples synthetic) throws Exception {
-        S3ObjectStore store = S3ObjectStore.connect(new Endpoints().withStack(endpoints).s3());
-        new DatasetCatalog(store).create(new DatasetSpec("bench", "v1",
-                List.of(TensorSpec.parse("image:float32:3x32x32"), TensorSpec.parse("label:int64")),
-                "label", "bench", "throughput benchmark", 0, false, Instant.now()));
-        try (AppProcess ingest = AppProcess.start("ingest-app", "io.shardflow.ingest.IngestApp",
-                     PipelineSettings.ingest(endpoints, shardSamples, 64L << 20, Duration.ofSeconds(1), workDir.resolve("ingest-state")),
-                     workDir.resolve("ingest"));
-             AppProcess sink = AppProcess.start("shard-sink", "io.shardflow.sink.ShardSinkApp",
-                     PipelineSettings.sink(endpoints, workDir.resolve("sink-spool"), "bench-sink"), workDir.resolve("sink"));
+        S3ObjectStore store = S3ObjectStore.connect(endpoints.s3Settings());
+        new DatasetCatalog(store).create(LocalPipeline.imageSpec("bench", "v1", "bench", "throughput benchmark"));
+        try (LocalPipeline pipeline = LocalPipeline.start(endpoints, workDir, shardSamples, Duration.ofSeconds(1), "bench");
              EdgePublisher publisher = EdgePublisher.create(endpoints.bootstrapServers(), endpoints.registryUrl(), "samples", Map.of())) {
             CommitLog log = new CommitLog(store, "bench", "v1", Clock.systemUTC());
             PublishCommand.publish(publisher, synthetic, 0, WARMUP);
-            awaitSamples(log, WARMUP, List.of(ingest, sink));
+            pipeline.awaitCommitted(log, WARMUP, Duration.ofMinutes(5), Duration.ofMillis(50), snapshot -> { });
             long start = System.nanoTime();
             PublishCommand.publish(publisher, synthetic, WARMUP, samples);
-            awaitSamples(log, WARMUP + samples, List.of(ingest, sink));
+            pipeline.awaitCommitted(log, WARMUP + samples, Duration.ofMinutes(10), Duration.ofMillis(50), snapshot -> { });
             return (System.nanoTime() - start) / 1e9;
-        }
-    }
-
-    private static void awaitSamples(CommitLog log, long expected, List<AppProcess> services) throws InterruptedException {
-        long deadline = System.nanoTime() + Duration.ofMinutes(10).toNanos();
-        while (log.latest().sampleCount() < expected) {
-            services.forEach(AppProcess::requireAlive);
-            if (System.nanoTime() > deadline) {
-                throw new IllegalStateException("pipeline committed " + log.latest().sampleCount() + " of " + expected);
-            }
-            Thread.sleep(50);
         }
     }
 }

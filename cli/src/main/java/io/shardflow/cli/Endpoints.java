@@ -35,15 +35,7 @@ final class Endpoints {
             defaultValue = "${env:SHARDFLOW_STACK_DIR:-${sys:shardflow.home:-.}/.stack}")
     Path stackDir;
 
-    private Map<String, String> env = System.getenv();
-    private StackEndpoints fixed;
-
-    /** Endpoints of a stack this process started itself. */
-    Endpoints withStack(StackEndpoints endpoints) {
-        this.fixed = endpoints;
-        this.env = Map.of();
-        return this;
-    }
+    private final Map<String, String> env = System.getenv();
 
     String bootstrapServers() {
         return pick(bootstrap, "SHARDFLOW_BOOTSTRAP_SERVERS", "--bootstrap", s -> s.bootstrapServers());
@@ -76,6 +68,6 @@ final class Endpoints {
     }
 
     private Optional<StackEndpoints> stack() {
-        return fixed != null ? Optional.of(fixed) : StackEndpoints.read(stackDir);
+        return StackEndpoints.read(stackDir);
     }
 }

@@ -3,8 +3,6 @@ package io.shardflow.cli;
 import io.shardflow.dataset.catalog.DatasetCatalog;
 import io.shardflow.dataset.log.CommitLog;
 import io.shardflow.dataset.log.Snapshot;
-import io.shardflow.dataset.spec.DatasetSpec;
-import io.shardflow.dataset.spec.TensorSpec;
 import io.shardflow.dataset.store.S3ObjectStore;
 import io.shardflow.dataset.verify.SnapshotVerifier;
 import io.shardflow.edge.EdgePublisher;
@@ -19,7 +17,6 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -67,20 +64,14 @@ final class QuickstartCommand implements Callable<Integer> {
         try {
             StackEndpoints endpoints = StackEndpoints.of(stack);
             out.printf("  kafka %s | registry %s | s3 %s%n", endpoints.bootstrapServers(), endpoints.registryUrl(), endpoints.s3Endpoint());
-            S3ObjectStore store = S3ObjectStore.connect(new Endpoints().withStack(endpoints).s3());
-            DatasetSpec spec = new DatasetSpec(DATASET, VERSION,
-                    List.of(TensorSpec.parse("image:float32:3x32x32"), TensorSpec.parse("label:int64")),
-                    "label", "quickstart", "synthetic 3x32x32 images with a class label", 0, false, Instant.now());
-            new DatasetCatalog(store).create(spec);
+            S3ObjectStore store = S3ObjectStore.connect(endpoints.s3Settings());
+            new DatasetCatalog(store).create(LocalPipeline.imageSpec(DATASET, VERSION, "quickstart",
+                    "synthetic 3x32x32 images with a class label"));
             out.printf("created dataset %s/%s: image float32 [3, 32, 32], label int64%n", DATASET, VERSION);
 
-            try (AppProcess ingest = AppProcess.start("ingest-app", "io.shardflow.ingest.IngestApp",
-                         PipelineSettings.ingest(endpoints, shardSamples, 64L << 20, Duration.ofSeconds(2), workDir.resolve("ingest-state")),
-                         workDir.resolve("ingest"));
-                 AppProcess sink = AppProcess.start("shard-sink", "io.shardflow.sink.ShardSinkApp",
-                         PipelineSettings.sink(endpoints, workDir.resolve("sink-spool"), "quickstart-sink"), workDir.resolve("sink"));
+            try (LocalPipeline pipeline = LocalPipeline.start(endpoints, workDir, shardSamples, Duration.ofSeconds(2), "quickstart");
                  EdgePublisher publisher = EdgePublisher.create(endpoints.bootstrapServers(), endpoints.registryUrl(), "samples", Map.of())) {
-                out.printf("started ingest-app (pid %d) and shard-sink (pid %d); logs in %s%n", ingest.pid(), sink.pid(), workDir);
+                out.printf("started ingest-app (pid %d) and shard-sink (pid %d); logs in %s%n", pipeline.ingest().pid(), pipeline.sink().pid(), workDir);
                 CommitLog log = new CommitLog(store, DATASET, VERSION, Clock.systemUTC());
                 SyntheticSamples synthetic = new SyntheticSamples(DATASET, VERSION, "edge-cam-1", 3, 32, 10, 1);
                 int perWave = Math.max(1, samples / waves);
@@ -90,7 +81,10 @@ final class QuickstartCommand implements Callable<Integer> {
                     PublishCommand.publish(publisher, synthetic, published, count);
                     published += count;
                     out.printf("wave %d: published %d samples (%d in all)%n", wave, count, published);
-                    awaitCommitted(log, published, out, List.of(ingest, sink));
+                    pipeline.awaitCommitted(log, published, Duration.ofSeconds(120), Duration.ofMillis(500), snapshot -> {
+                        out.println("  " + SnapshotSummary.of(snapshot).line());
+                        out.flush();
+                    });
                 }
                 Snapshot last = log.latest();
                 Path scratch = Files.createDirectories(workDir.resolve("verify"));
@@ -123,29 +117,6 @@ final class QuickstartCommand implements Callable<Integer> {
                         + "(README, 'Training on it'):%n  export SHARDFLOW_S3_ENDPOINT=%s SHARDFLOW_S3_ACCESS_KEY=%s "
                         + "SHARDFLOW_S3_SECRET_KEY=%s%n", stack.s3Endpoint(), stack.s3AccessKey(), stack.s3SecretKey());
             }
-        }
-    }
-
-    /** Waits until the latest snapshot holds {@code expected} samples, printing each new snapshot. */
-    private static void awaitCommitted(CommitLog log, long expected, PrintWriter out, List<AppProcess> services) throws InterruptedException {
-        long deadline = System.nanoTime() + Duration.ofSeconds(120).toNanos();
-        long shown = -1;
-        while (true) {
-            Snapshot latest = log.latest();
-            if (latest.snapshotId() != shown) {
-                out.println("  " + SnapshotSummary.of(latest).line());
-                out.flush();
-                shown = latest.snapshotId();
-            }
-            if (latest.sampleCount() >= expected) {
-                return;
-            }
-            services.forEach(AppProcess::requireAlive);
-            if (System.nanoTime() > deadline) {
-                throw new IllegalStateException("only " + latest.sampleCount() + " of " + expected
-                        + " samples were committed within 120 s; see the logs in the work dir");
-            }
-            Thread.sleep(500);
         }
     }
 

@@ -1,5 +1,6 @@
 package io.shardflow.cli;
 
+import io.shardflow.dataset.store.S3Settings;
 import io.shardflow.stack.LocalStack;
 import io.shardflow.stack.StackState;
 import java.nio.file.Path;
@@ -12,6 +13,11 @@ public record StackEndpoints(String bootstrapServers, String registryUrl, String
     public static StackEndpoints of(LocalStack stack) {
         return new StackEndpoints(stack.bootstrapServers(), stack.registryUrl(), stack.s3Endpoint(), stack.s3AccessKey(),
                 stack.s3SecretKey(), stack.bucket());
+    }
+
+    /** The object-store settings of this stack. */
+    public S3Settings s3Settings() {
+        return new S3Settings(s3Endpoint, s3AccessKey, s3SecretKey, bucket, "us-east-1");
     }
 
     static Optional<StackEndpoints> read(Path stackDir) {

@@ -14,7 +14,6 @@ import io.shardflow.dataset.shard.ShardDigest;
 import io.shardflow.dataset.spec.DatasetSpec;
 import io.shardflow.dataset.spec.TensorSpec;
 import io.shardflow.dataset.store.S3ObjectStore;
-import io.shardflow.dataset.store.S3Settings;
 import io.shardflow.edge.EdgePublisher;
 import io.shardflow.edge.SyntheticSamples;
 import io.shardflow.ingest.IngestApp;
@@ -66,8 +65,7 @@ class PipelineTest {
     void shouldCommitEveryPublishedSampleExactlyOnceWithTheValuesPublished(S3Kind s3Kind) throws Exception {
         try (LocalStack stack = LocalStack.start(StackConfig.defaults(work.resolve("stack")).withS3Kind(s3Kind))) {
             StackEndpoints endpoints = StackEndpoints.of(stack);
-            S3ObjectStore store = S3ObjectStore.connect(new S3Settings(endpoints.s3Endpoint(), endpoints.s3AccessKey(),
-                    endpoints.s3SecretKey(), endpoints.bucket(), "us-east-1"));
+            S3ObjectStore store = S3ObjectStore.connect(endpoints.s3Settings());
             new DatasetCatalog(store).create(new DatasetSpec(DATASET, VERSION,
                     List.of(TensorSpec.parse("image:float32:3x8x8"), TensorSpec.parse("label:int64")),
                     "label", "it", "pipeline test", 0, false, Instant.now()));

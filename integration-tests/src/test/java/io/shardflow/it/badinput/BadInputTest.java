@@ -10,7 +10,6 @@ import io.shardflow.dataset.catalog.DatasetCatalog;
 import io.shardflow.dataset.spec.DatasetSpec;
 import io.shardflow.dataset.spec.TensorSpec;
 import io.shardflow.dataset.store.S3ObjectStore;
-import io.shardflow.dataset.store.S3Settings;
 import io.shardflow.edge.SampleBuilder;
 import io.shardflow.ingest.IngestApp;
 import io.shardflow.it.support.KafkaTopics;
@@ -60,8 +59,7 @@ class BadInputTest {
     void shouldDeadLetterEveryBadRecordWithItsReasonAndKeepAcceptingGoodOnes() throws Exception {
         try (LocalStack stack = LocalStack.start(StackConfig.defaults(work.resolve("stack")))) {
             StackEndpoints endpoints = StackEndpoints.of(stack);
-            S3ObjectStore store = S3ObjectStore.connect(new S3Settings(endpoints.s3Endpoint(), endpoints.s3AccessKey(),
-                    endpoints.s3SecretKey(), endpoints.bucket(), "us-east-1"));
+            S3ObjectStore store = S3ObjectStore.connect(endpoints.s3Settings());
             new DatasetCatalog(store).create(new DatasetSpec(DATASET, VERSION,
                     List.of(TensorSpec.parse("image:float32:2x4"), TensorSpec.parse("label:int64")),
                     "label", "it", "no NaN allowed", 0, false, Instant.now()));

@@ -16,7 +16,6 @@ import io.shardflow.dataset.shard.ShardReader;
 import io.shardflow.dataset.spec.DatasetSpec;
 import io.shardflow.dataset.spec.TensorSpec;
 import io.shardflow.dataset.store.S3ObjectStore;
-import io.shardflow.dataset.store.S3Settings;
 import io.shardflow.edge.SampleBuilder;
 import io.shardflow.ingest.IngestApp;
 import io.shardflow.it.support.KafkaTopics;
@@ -59,8 +58,7 @@ class SchemaEvolutionTest {
     void shouldKeepCompatibleSchemaVersionsInTheSameShardsAndRouteDtypeChangesToANewVersion() throws Exception {
         try (LocalStack stack = LocalStack.start(StackConfig.defaults(work.resolve("stack")))) {
             StackEndpoints endpoints = StackEndpoints.of(stack);
-            S3ObjectStore store = S3ObjectStore.connect(new S3Settings(endpoints.s3Endpoint(), endpoints.s3AccessKey(),
-                    endpoints.s3SecretKey(), endpoints.bucket(), "us-east-1"));
+            S3ObjectStore store = S3ObjectStore.connect(endpoints.s3Settings());
             DatasetCatalog catalog = new DatasetCatalog(store);
             catalog.create(spec("v1", "image:float32:2x4"));
             Map<String, Object> ingestSettings = new HashMap<>(PipelineSettings.ingest(endpoints, 1000, 1 << 20,

@@ -1,0 +1,90 @@
+package io.shardflow.cli;
+
+import io.shardflow.dataset.log.CommitLog;
+import io.shardflow.dataset.log.Snapshot;
+import io.shardflow.dataset.spec.DatasetSpec;
+import io.shardflow.dataset.spec.TensorSpec;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.function.Consumer;
+
+/**
+ * One ingest-app and one shard-sink, each its own JVM, pointed at a stack: the pipeline the
+ * quickstart and the benchmark run.
+ */
+final class LocalPipeline implements AutoCloseable {
+
+    private final AppProcess ingest;
+    private final AppProcess sink;
+
+    private LocalPipeline(AppProcess ingest, AppProcess sink) {
+        this.ingest = ingest;
+        this.sink = sink;
+    }
+
+    static LocalPipeline start(StackEndpoints endpoints, Path workDir, int shardSamples, Duration maxShardAge, String name) {
+        AppProcess ingest = AppProcess.start("ingest-app", "io.shardflow.ingest.IngestApp",
+                PipelineSettings.ingest(endpoints, shardSamples, 64L << 20, maxShardAge, workDir.resolve("ingest-state")),
+                workDir.resolve("ingest"));
+        try {
+            AppProcess sink = AppProcess.start("shard-sink", "io.shardflow.sink.ShardSinkApp",
+                    PipelineSettings.sink(endpoints, workDir.resolve("sink-spool"), name + "-sink"), workDir.resolve("sink"));
+            return new LocalPipeline(ingest, sink);
+        } catch (RuntimeException e) {
+            ingest.close();
+            throw e;
+        }
+    }
+
+    /** The demo layout: a float32 3x32x32 image and an int64 class label. */
+    static DatasetSpec imageSpec(String dataset, String version, String author, String description) {
+        return new DatasetSpec(dataset, version, List.of(TensorSpec.parse("image:float32:3x32x32"), TensorSpec.parse("label:int64")),
+                "label", author, description, 0, false, Instant.now());
+    }
+
+    AppProcess ingest() {
+        return ingest;
+    }
+
+    AppProcess sink() {
+        return sink;
+    }
+
+    /**
+     * Waits until the latest snapshot holds {@code expected} samples, handing each new snapshot to
+     * {@code onNewSnapshot}; fails early, with the service's log, if a service died.
+     */
+    Snapshot awaitCommitted(CommitLog log, long expected, Duration timeout, Duration poll, Consumer<Snapshot> onNewSnapshot)
+            throws InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        long shown = -1;
+        while (true) {
+            Snapshot latest = log.latest();
+            if (latest.snapshotId() != shown) {
+                onNewSnapshot.accept(latest);
+                shown = latest.snapshotId();
+            }
+            if (latest.sampleCount() >= expected) {
+                return latest;
+            }
+            ingest.requireAlive();
+            sink.requireAlive();
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException("only " + latest.sampleCount() + " of " + expected + " samples were committed within "
+                        + timeout.toSeconds() + " s; see " + ingest.log() + " and " + sink.log());
+            }
+            Thread.sleep(poll.toMillis());
+        }
+    }
+
+    @Override
+    public void close() {
+        try {
+            sink.close();
+        } finally {
+            ingest.close();
+        }
+    }
+}
