@@ -12,6 +12,7 @@ import org.apache.kafka.common.config.ConfigDef;
 import org.apache.kafka.common.config.ConfigDef.Importance;
 import org.apache.kafka.common.config.ConfigDef.Range;
 import org.apache.kafka.common.config.ConfigDef.Type;
+import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.streams.StreamsConfig;
 
 /**
@@ -101,7 +102,15 @@ public final class IngestConfig extends AbstractConfig {
         props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, String.join(",", getList(BOOTSTRAP_SERVERS)));
         props.put(StreamsConfig.APPLICATION_ID_CONFIG, getString(APPLICATION_ID));
         props.put(StreamsConfig.STATE_DIR_CONFIG, getString(STATE_DIR));
-        props.put(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, 200);
+        // Each commit is a transaction commit the stream thread waits for; at the 100 ms EOS default
+        // the thread spent much of its time parked there (bench: 0.16 of raw Kafka at 200 ms, 0.29 at
+        // 1 s). A second of extra latency is nothing next to a shard's seal age.
+        props.put(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, 1000);
+        // Samples are kilobytes each: the producer's default 16 KiB batch would send them one by one.
+        props.put(StreamsConfig.producerPrefix(ProducerConfig.BATCH_SIZE_CONFIG), 1 << 20);
+        props.put(StreamsConfig.producerPrefix(ProducerConfig.LINGER_MS_CONFIG), 10);
+        props.put(StreamsConfig.producerPrefix(ProducerConfig.MAX_REQUEST_SIZE_CONFIG), (int) Math.min(Integer.MAX_VALUE,
+                Math.max(8L << 20, 2 * getLong(SAMPLE_MAX_BYTES))));
         props.putAll(originalsWithPrefix(KAFKA_PREFIX));
         // Not overridable: the shard sequence and the seal markers are only correct under EOS.
         props.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.EXACTLY_ONCE_V2);
