@@ -1,0 +1,89 @@
+package io.shardflow.dataset.store;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.minio.MinioAsyncClient;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Random;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The store contract plus the multipart create-only checks against a real S3 server. Subclasses say
+ * which server: {@code S3ObjectStoreLiveTest} one given by system properties, the integration tests
+ * S3Proxy and MinIO started by the local stack.
+ */
+public abstract class S3ObjectStoreContract extends ObjectStoreContract {
+
+    private S3Settings settings;
+    private S3ObjectStore store;
+
+    /** The server to test against; its bucket is created if missing. */
+    protected abstract S3Settings serverSettings();
+
+    @BeforeEach
+    void connect() {
+        settings = serverSettings();
+        store = S3ObjectStore.connect(settings);
+        store.ensureBucket();
+    }
+
+    @AfterEach
+    void close() {
+        store.close();
+    }
+
+    @Override
+    protected ObjectStore store() {
+        return store;
+    }
+
+    @Test
+    void shouldCreateBigObjectsWithMultipartOnlyOnce() throws Exception {
+        MinioAsyncClient client = MinioAsyncClient.builder().endpoint(settings.endpoint())
+                .credentials(settings.accessKey(), settings.secretKey()).region(settings.region()).build();
+        long partSize = S3ObjectStore.MIN_PART_SIZE;
+        S3ObjectStore multipart = new S3ObjectStore(client, settings.bucket(), settings.region(), partSize, true);
+        byte[] first = randomBytes((int) (partSize * 2 + 12345), 1);
+        byte[] second = randomBytes(first.length, 2);
+        Path firstFile = Files.write(tmp.resolve("first.bin"), first);
+        Path secondFile = Files.write(tmp.resolve("second.bin"), second);
+        String key = prefix + "big.bin";
+
+        assertThat(multipart.putIfAbsent(key, firstFile)).isEqualTo(PutOutcome.CREATED);
+        assertThat(multipart.putIfAbsent(key, secondFile)).isEqualTo(PutOutcome.ALREADY_EXISTS);
+        assertThat(multipart.putIfAbsent(prefix + "big-bytes.bin", second)).isEqualTo(PutOutcome.CREATED);
+
+        Path back = tmp.resolve("back.bin");
+        multipart.download(key, back);
+        assertThat(back).hasBinaryContent(first);
+        assertThat(multipart.get(prefix + "big-bytes.bin")).hasValueSatisfying(b -> assertThat(b).isEqualTo(second));
+        multipart.close();
+    }
+
+    @Test
+    void shouldRefuseTheMultipartCompleteWhenTheKeyAppearedDuringTheUpload() {
+        // Without the pre-upload HEAD, only If-None-Match on CompleteMultipartUpload stops the overwrite.
+        MinioAsyncClient client = MinioAsyncClient.builder().endpoint(settings.endpoint())
+                .credentials(settings.accessKey(), settings.secretKey()).region(settings.region()).build();
+        long partSize = S3ObjectStore.MIN_PART_SIZE;
+        S3ObjectStore owner = new S3ObjectStore(client, settings.bucket(), settings.region(), partSize, true);
+        MultipartPut unguarded = new MultipartPut(owner, new MinioLowLevel(client), settings.bucket(), settings.region(),
+                partSize, false);
+        String key = prefix + "late.bin";
+        store.putIfAbsent(key, bytes("winner"));
+
+        assertThat(unguarded.put(key, randomBytes((int) (partSize * 2 + 1), 3))).isEqualTo(PutOutcome.ALREADY_EXISTS);
+
+        assertThat(store.get(key)).hasValueSatisfying(b -> assertThat(b).isEqualTo(bytes("winner")));
+        owner.close();
+    }
+
+    private static byte[] randomBytes(int n, long seed) {
+        byte[] bytes = new byte[n];
+        new Random(seed).nextBytes(bytes);
+        return bytes;
+    }
+}

@@ -1,0 +1,35 @@
+package io.shardflow.it.store;
+
+import io.shardflow.cli.StackEndpoints;
+import io.shardflow.dataset.store.S3ObjectStoreContract;
+import io.shardflow.dataset.store.S3Settings;
+import io.shardflow.stack.LocalStack;
+import io.shardflow.stack.S3Kind;
+import io.shardflow.stack.StackConfig;
+import java.nio.file.Path;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The object-store contract (create-only puts, multipart included) on a real Minio server. */
+class MinioStoreContractTest extends S3ObjectStoreContract {
+
+    @TempDir
+    static Path work;
+    private static LocalStack stack;
+
+    @BeforeAll
+    static void startServer() {
+        stack = LocalStack.start(StackConfig.defaults(work.resolve("stack")).withS3Kind(S3Kind.MINIO));
+    }
+
+    @AfterAll
+    static void stopServer() {
+        stack.close();
+    }
+
+    @Override
+    protected S3Settings serverSettings() {
+        return StackEndpoints.of(stack).s3Settings();
+    }
+}
