@@ -1,0 +1,29 @@
+package io.shardflow.app;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import org.junit.jupiter.api.Test;
+
+class MetricsEndpointTest {
+
+    private static HttpResponse<String> get(int port, String path) throws Exception {
+        return HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path)).build(),
+                HttpResponse.BodyHandlers.ofString());
+    }
+
+    @Test
+    void shouldServeCountersInPrometheusFormatAndHealth() throws Exception {
+        try (MetricsEndpoint endpoint = MetricsEndpoint.start("127.0.0.1", 0)) {
+            endpoint.registry().counter("shardflow.ingest.samples.accepted").increment(3);
+
+            HttpResponse<String> metrics = get(endpoint.port(), "/metrics");
+            assertThat(metrics.statusCode()).isEqualTo(200);
+            assertThat(metrics.body()).contains("shardflow_ingest_samples_accepted_total 3.0");
+            assertThat(get(endpoint.port(), "/health").body()).isEqualTo("ok\n");
+        }
+    }
+}
