@@ -2,48 +2,37 @@ package io.shardflow.sink;
 
 import static io.shardflow.sink.ShardEvents.DATASET;
 import static io.shardflow.sink.ShardEvents.VERSION;
+import static io.shardflow.sink.SinkHarness.CLOCK;
+import static io.shardflow.sink.SinkHarness.FIRST_BACKOFF;
+import static io.shardflow.sink.SinkHarness.MAX_BACKOFF;
+import static io.shardflow.sink.SinkHarness.P0;
+import static io.shardflow.sink.SinkHarness.P1;
+import static io.shardflow.sink.SinkHarness.threeAndSeal;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.shardflow.dataset.catalog.DatasetCatalog;
 import io.shardflow.dataset.layout.DatasetLayout;
 import io.shardflow.dataset.layout.ShardId;
 import io.shardflow.dataset.log.CommitLog;
 import io.shardflow.dataset.log.ShardEntry;
 import io.shardflow.dataset.log.Snapshot;
-import io.shardflow.dataset.shard.ShardWriter;
 import io.shardflow.dataset.store.ForwardingObjectStore;
 import io.shardflow.dataset.store.InMemoryObjectStore;
 import io.shardflow.dataset.store.ObjectStore;
 import io.shardflow.dataset.store.PutOutcome;
-import io.shardflow.schemas.internal.ShardEvent;
-import io.shardflow.schemas.internal.ShardEventCodec;
-import io.shardflow.sink.commit.ShardCommitter;
 import io.shardflow.sink.fault.CrashPoint;
 import io.shardflow.sink.fault.CrashPoints;
-import io.shardflow.sink.flow.Backpressure;
-import io.shardflow.sink.spool.SpoolDirectory;
-import io.shardflow.sink.write.Retrier;
-import io.shardflow.sink.write.ShardBuilder;
-import io.shardflow.sink.write.ShardUploader;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Clock;
 import java.time.Duration;
-import java.time.Instant;
-import java.time.ZoneOffset;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.kafka.clients.consumer.CommitFailedException;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.MockConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
@@ -61,13 +50,6 @@ import org.junit.jupiter.params.provider.EnumSource;
  */
 class SinkWorkerOutageTest {
 
-    private static final String TOPIC = "shard-assignments";
-    private static final TopicPartition P0 = new TopicPartition(TOPIC, 0);
-    private static final TopicPartition P1 = new TopicPartition(TOPIC, 1);
-    private static final Clock CLOCK = Clock.fixed(Instant.parse("2026-03-01T12:00:00Z"), ZoneOffset.UTC);
-    private static final Duration FIRST_BACKOFF = Duration.ofSeconds(1);
-    private static final Duration MAX_BACKOFF = Duration.ofSeconds(8);
-
     @TempDir
     Path tmp;
 
@@ -83,7 +65,7 @@ class SinkWorkerOutageTest {
 
     @Test
     void shouldPauseKeepPollingAndResumeWhenTheStoreComesBackInsteadOfDying() {
-        Sink sink = new Sink(store);
+        var sink = sink(store).build();
         store.failWhen((op, key) -> op.equals("putIfAbsent"));
         sink.add(P0, 0, threeAndSeal(a));
 
@@ -92,7 +74,7 @@ class SinkWorkerOutageTest {
         assertThat(sink.consumer.paused()).as("backpressure: every assigned partition paused").containsExactlyInAnyOrder(P0, P1);
         assertThat(sink.committed(P0)).as("held at the first record of the shard not in the log").isEqualTo(0);
         assertThat(sink.spools.fileCount()).as("the sealed shard stays spooled on disk").isEqualTo(1);
-        assertThat(gauge(sink, "shardflow.sink.shards.pending")).isEqualTo(1);
+        assertThat(sink.gauge("shardflow.sink.shards.pending")).isEqualTo(1);
 
         sink.add(P0, 4, ShardEvents.assigned(b, 0, 30));
         sink.worker.pollOnce();
@@ -121,7 +103,7 @@ class SinkWorkerOutageTest {
                 return super.putIfAbsent(key, file);
             }
         };
-        Sink sink = new Sink(counting);
+        var sink = sink(counting).build();
         store.failWhen((op, key) -> op.equals("putIfAbsent"));
         sink.add(P0, 0, threeAndSeal(a));
         sink.worker.pollOnce();
@@ -151,7 +133,7 @@ class SinkWorkerOutageTest {
 
     @Test
     void shouldSpoolANewShardWhenTheReplayCheckCannotReachTheStore() {
-        Sink sink = new Sink(store);
+        var sink = sink(store).build();
         store.failWhen((op, key) -> op.equals("list"));
         sink.add(P0, 0, ShardEvents.assigned(a, 0, 1), ShardEvents.assigned(a, 1, 2));
 
@@ -168,24 +150,24 @@ class SinkWorkerOutageTest {
 
     @Test
     void shouldDropThePendingShardsOfARevokedPartitionAndEndTheOutage() throws IOException {
-        Sink sink = new Sink(store);
+        var sink = sink(store).build();
         store.failWhen((op, key) -> op.equals("putIfAbsent"));
         sink.add(P0, 0, threeAndSeal(a));
         sink.worker.pollOnce();
-        assertThat(workFiles()).as("built, not uploaded").hasSize(1);
+        assertThat(sink.workFiles()).as("built, not uploaded").hasSize(1);
 
         sink.worker.onPartitionsRevoked(List.of(P0));
         sink.worker.pollOnce();
 
         assertThat(sink.spools.fileCount()).as("abandoned spool removed").isZero();
-        assertThat(workFiles()).as("abandoned built file removed").isEmpty();
+        assertThat(sink.workFiles()).as("abandoned built file removed").isEmpty();
         assertThat(sink.consumer.paused()).as("nothing left to wait for").isEmpty();
-        assertThat(gauge(sink, "shardflow.sink.shards.pending")).isZero();
+        assertThat(sink.gauge("shardflow.sink.shards.pending")).isZero();
     }
 
     @Test
     void shouldPauseAPartitionAssignedDuringAnOutage() {
-        Sink sink = new Sink(store);
+        var sink = sink(store).build();
         sink.consumer.assign(List.of(P0));
         store.failWhen((op, key) -> op.equals("putIfAbsent"));
         sink.add(P0, 0, threeAndSeal(a));
@@ -199,7 +181,7 @@ class SinkWorkerOutageTest {
 
     @Test
     void shouldPausePartitionsWithoutOpenShardsWhileTheSpoolIsOverBudget() {
-        Sink sink = new Sink(store, 10);
+        var sink = sink(store).spoolLimit(10).build();
         sink.add(P0, 0, ShardEvents.assigned(a, 0, 1), ShardEvents.assigned(a, 1, 2));
 
         sink.worker.pollOnce();
@@ -215,7 +197,7 @@ class SinkWorkerOutageTest {
 
     @Test
     void shouldKeepGoingWhenTheBrokerTimesOutAnOffsetCommit() {
-        Sink sink = new Sink(store);
+        var sink = sink(store).build();
         sink.consumer.failNextCommit(new TimeoutException("broker restarting"));
         sink.add(P0, 0, threeAndSeal(a));
 
@@ -229,13 +211,13 @@ class SinkWorkerOutageTest {
     @ParameterizedTest
     @EnumSource(value = CrashPoint.class, names = {"MID_SPOOL", "BEFORE_UPLOAD", "AFTER_UPLOAD", "AFTER_COMMIT"})
     void shouldEndWithExactlyOneCommittedCopyWhateverWindowTheSinkCrashesIn(CrashPoint point) {
-        Sink first = new Sink(store, Long.MAX_VALUE, crashingAt(point));
+        var first = sink(store).crashPoints(crashingAt(point)).build();
         first.add(P0, 0, threeAndSeal(a));
 
         assertThatThrownBy(first.worker::pollOnce).isInstanceOf(SimulatedCrash.class);
         // kill -9: no cleanup; a new process starts on the same spool directory from the committed offsets
 
-        Sink second = new Sink(store, Long.MAX_VALUE, CrashPoints.NONE, first.committedOffsets());
+        var second = sink(store).resumeFrom(first.committedOffsets()).build();
         assertThat(second.spools.fileCount()).as("the crashed spool is abandoned and removed").isZero();
         second.add(P0, 0, threeAndSeal(a));
         second.worker.pollOnce();
@@ -248,11 +230,11 @@ class SinkWorkerOutageTest {
 
     @Test
     void shouldLeaveTheLogAsTheOwnerMadeItWhenAZombieFinishesAShardItNoLongerOwns() {
-        Sink zombie = new Sink("zombie", store, Long.MAX_VALUE, CrashPoints.NONE, Map.of());
+        var zombie = sink("zombie", store).build();
         zombie.add(P0, 0, ShardEvents.assigned(a, 0, 1), ShardEvents.assigned(a, 1, 2), ShardEvents.assigned(a, 2, 3));
         zombie.worker.pollOnce();
         // The zombie is frozen past its session timeout; P0 moves to the owner, which commits A.
-        Sink owner = new Sink("owner", store, Long.MAX_VALUE, CrashPoints.NONE, Map.of());
+        var owner = sink("owner", store).build();
         owner.add(P0, 0, threeAndSeal(a));
         owner.worker.pollOnce();
         Snapshot before = latest();
@@ -285,24 +267,17 @@ class SinkWorkerOutageTest {
         });
     }
 
-    private double gauge(Sink sink, String name) {
-        return sink.meters.get(name).gauge().value();
+    /** A sink on this test's clock, with a consumer whose commits can fail, in tmp/{name}. */
+    private SinkHarness.Builder<FlakyConsumer> sink(String name, ObjectStore target) {
+        return SinkHarness.builder(new FlakyConsumer(), tmp, target).named(name).backpressureOn(nanos::get);
+    }
+
+    private SinkHarness.Builder<FlakyConsumer> sink(ObjectStore target) {
+        return sink("sink", target);
     }
 
     private Snapshot latest() {
         return new CommitLog(store, DATASET, VERSION, CLOCK).latest();
-    }
-
-    private List<Path> workFiles() throws IOException {
-        try (var files = Files.list(tmp.resolve("sink").resolve("work"))) {
-            return files.toList();
-        }
-    }
-
-    private static byte[][] threeAndSeal(ShardId shard) {
-        int base = (int) (shard.lane() * 100 + shard.sequence() * 10);
-        return new byte[][] {ShardEvents.assigned(shard, 0, base + 1), ShardEvents.assigned(shard, 1, base + 2),
-                ShardEvents.assigned(shard, 2, base + 3), ShardEvents.sealed(shard, 3)};
     }
 
     /** What the crash injector throws instead of halting the test JVM. */
@@ -332,78 +307,6 @@ class SinkWorkerOutageTest {
                 throw failure;
             }
             super.commitSync(offsets);
-        }
-    }
-
-    /** One sink instance with its own consumer, spool and work directories, and a clock the test moves. */
-    private final class Sink {
-
-        final FlakyConsumer consumer = new FlakyConsumer();
-        final SimpleMeterRegistry meters = new SimpleMeterRegistry();
-        final SpoolDirectory spools;
-        final SinkWorker worker;
-
-        Sink(ObjectStore target) {
-            this(target, Long.MAX_VALUE);
-        }
-
-        Sink(ObjectStore target, long spoolLimit) {
-            this(target, spoolLimit, CrashPoints.NONE);
-        }
-
-        Sink(ObjectStore target, long spoolLimit, CrashPoints crashPoints) {
-            this(target, spoolLimit, crashPoints, Map.of());
-        }
-
-        Sink(ObjectStore target, long spoolLimit, CrashPoints crashPoints, Map<TopicPartition, OffsetAndMetadata> resumeFrom) {
-            this("sink", target, spoolLimit, crashPoints, resumeFrom);
-        }
-
-        /** @param name instances on one machine have their own spool and work directories */
-        Sink(String name, ObjectStore target, long spoolLimit, CrashPoints crashPoints,
-             Map<TopicPartition, OffsetAndMetadata> resumeFrom) {
-            consumer.assign(List.of(P0, P1));
-            consumer.updateBeginningOffsets(Map.of(P0, 0L, P1, 0L));
-            if (!resumeFrom.isEmpty()) {
-                consumer.commitSync(resumeFrom);
-            }
-            spools = SpoolDirectory.open(tmp.resolve(name).resolve("spool"));
-            Path work = tmp.resolve(name).resolve("work");
-            try {
-                Files.createDirectories(work);
-            } catch (IOException e) {
-                throw new java.io.UncheckedIOException(e);
-            }
-            Retrier retrier = new Retrier(2, Duration.ofMillis(1), Duration.ofMillis(5), d -> { });
-            Backpressure backpressure = new Backpressure(FIRST_BACKOFF, MAX_BACKOFF, spoolLimit, nanos::get, new SplittableRandom(3));
-            worker = new SinkWorker(consumer, TOPIC, Duration.ofMillis(10), spools,
-                    new ShardBuilder(new ShardWriter(), work), new ShardUploader(target, retrier, work),
-                    new ShardCommitter(target, CLOCK, retrier, "sink-test"), new SinkMetrics(meters), backpressure,
-                    crashPoints);
-        }
-
-        void add(TopicPartition partition, long firstOffset, byte[]... values) {
-            for (int i = 0; i < values.length; i++) {
-                ShardEvent event = ShardEventCodec.decode(values[i]);
-                ShardId shard = new ShardId(event.getDataset(), event.getVersion(), event.getLane(), event.getSequence());
-                consumer.addRecord(new ConsumerRecord<>(partition.topic(), partition.partition(), firstOffset + i,
-                        ShardEvents.key(shard), values[i]));
-            }
-        }
-
-        Long committed(TopicPartition partition) {
-            OffsetAndMetadata offset = consumer.committed(Set.of(partition)).get(partition);
-            return offset == null ? null : offset.offset();
-        }
-
-        Map<TopicPartition, OffsetAndMetadata> committedOffsets() {
-            Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>();
-            consumer.committed(Set.of(P0, P1)).forEach((tp, offset) -> {
-                if (offset != null) {
-                    offsets.put(tp, offset);
-                }
-            });
-            return offsets;
         }
     }
 }

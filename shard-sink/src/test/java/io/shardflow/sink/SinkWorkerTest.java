@@ -2,9 +2,12 @@ package io.shardflow.sink;
 
 import static io.shardflow.sink.ShardEvents.DATASET;
 import static io.shardflow.sink.ShardEvents.VERSION;
+import static io.shardflow.sink.SinkHarness.CLOCK;
+import static io.shardflow.sink.SinkHarness.P0;
+import static io.shardflow.sink.SinkHarness.P1;
+import static io.shardflow.sink.SinkHarness.threeAndSeal;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.shardflow.dataset.catalog.DatasetCatalog;
 import io.shardflow.dataset.layout.DatasetLayout;
 import io.shardflow.dataset.layout.ShardId;
@@ -14,7 +17,6 @@ import io.shardflow.dataset.log.Snapshot;
 import io.shardflow.dataset.shard.SampleRow;
 import io.shardflow.dataset.shard.ShardDigest;
 import io.shardflow.dataset.shard.ShardReader;
-import io.shardflow.dataset.shard.ShardWriter;
 import io.shardflow.dataset.spec.Specs;
 import io.shardflow.dataset.spec.TensorSpec;
 import io.shardflow.dataset.store.ForwardingObjectStore;
@@ -22,28 +24,14 @@ import io.shardflow.dataset.store.InMemoryObjectStore;
 import io.shardflow.dataset.store.ObjectStore;
 import io.shardflow.dataset.store.ObjectStoreException;
 import io.shardflow.dataset.store.PutOutcome;
-import io.shardflow.schemas.internal.ShardEvent;
-import io.shardflow.schemas.internal.ShardEventCodec;
-import io.shardflow.sink.commit.ShardCommitter;
-import io.shardflow.sink.spool.SpoolDirectory;
-import io.shardflow.sink.write.Retrier;
-import io.shardflow.sink.write.ShardBuilder;
-import io.shardflow.sink.write.ShardUploader;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Clock;
 import java.time.Duration;
-import java.time.Instant;
-import java.time.ZoneOffset;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.MockConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
@@ -57,11 +45,6 @@ import org.junit.jupiter.api.io.TempDir;
  * next worker starts on the same spool directory and from the offsets the crashed one committed.
  */
 class SinkWorkerTest {
-
-    private static final String TOPIC = "shard-assignments";
-    private static final TopicPartition P0 = new TopicPartition(TOPIC, 0);
-    private static final TopicPartition P1 = new TopicPartition(TOPIC, 1);
-    private static final Clock CLOCK = Clock.fixed(Instant.parse("2026-03-01T12:00:00Z"), ZoneOffset.UTC);
 
     @TempDir
     Path tmp;
@@ -77,7 +60,7 @@ class SinkWorkerTest {
 
     @Test
     void shouldCommitASealedShardAndThenTheOffsetPastItsSeal() throws IOException {
-        Sink sink = new Sink(store, Map.of());
+        var sink = newSink(store, Map.of());
         sink.add(P0, ShardEvents.assigned(a, 0, 1), ShardEvents.assigned(a, 1, 2), ShardEvents.assigned(a, 2, 3),
                 ShardEvents.sealed(a, 3));
 
@@ -93,7 +76,7 @@ class SinkWorkerTest {
                 ShardEvents.expectedRow(1), ShardEvents.expectedRow(2), ShardEvents.expectedRow(3));
         assertThat(sink.committed(P0)).isEqualTo(4);
         assertThat(sink.spools.fileCount()).as("spool removed once committed").isZero();
-        assertThat(workFiles()).as("built file removed once committed").isEmpty();
+        assertThat(sink.workFiles()).as("built file removed once committed").isEmpty();
         assertThat(sink.meters.get("shardflow.sink.shards.committed").counter().count()).isEqualTo(1);
         assertThat(sink.meters.get("shardflow.sink.samples.committed").counter().count()).isEqualTo(3);
         assertThat(sink.meters.get("shardflow.sink.bytes.committed").counter().count()).isEqualTo(entry.bytes());
@@ -102,7 +85,7 @@ class SinkWorkerTest {
 
     @Test
     void shouldHoldTheOffsetAtAnOpenShardWhileAnInterleavedOneIsCommitted() {
-        Sink sink = new Sink(store, Map.of());
+        var sink = newSink(store, Map.of());
         sink.add(P0, interleavedUntilBSeals());
 
         sink.worker.pollOnce();
@@ -121,14 +104,14 @@ class SinkWorkerTest {
 
     @Test
     void shouldCommitNothingTwiceWhenReplayingAfterACrash() {
-        Sink first = new Sink(store, Map.of());
+        var first = newSink(store, Map.of());
         first.add(P0, interleavedUntilBSeals());
         first.worker.pollOnce();
         Snapshot beforeCrash = latest();
         int putsBeforeCrash = store.putCount();
         // crash: the first worker is abandoned with A open and P0 committed at 0
 
-        Sink second = new Sink(store, first.committedOffsets());
+        var second = newSink(store, first.committedOffsets());
         second.add(P0, interleavedUntilBSeals());
         second.add(P0, 5, ShardEvents.assigned(a, 1, 11), ShardEvents.assigned(a, 2, 12), ShardEvents.sealed(a, 3));
         second.worker.pollOnce();
@@ -149,7 +132,7 @@ class SinkWorkerTest {
     @Test
     void shouldEndWithOneCommittedCopyWhenCrashingBetweenUploadAndCommit() {
         store.failWhen((op, key) -> op.equals("putIfAbsent") && key.startsWith(DatasetLayout.commitPrefix(DATASET, VERSION)));
-        Sink first = new Sink(store, Map.of());
+        var first = newSink(store, Map.of());
         first.add(P0, threeAndSeal(a));
 
         first.worker.pollOnce(); // the commit fails past the retrier's attempts: backpressure, not a dead worker
@@ -161,7 +144,7 @@ class SinkWorkerTest {
         assertThat(first.spools.fileCount()).as("the failed shard is still spooled").isEqualTo(1);
 
         store.heal();
-        Sink second = new Sink(store, first.committedOffsets());
+        var second = newSink(store, first.committedOffsets());
         assertThat(second.spools.fileCount()).as("the crashed worker's spool is abandoned and removed").isZero();
         second.add(P0, threeAndSeal(a));
         second.worker.pollOnce();
@@ -187,7 +170,7 @@ class SinkWorkerTest {
                 return outcome;
             }
         };
-        Sink sink = new Sink(lossy, Map.of());
+        var sink = newSink(lossy, Map.of());
         sink.add(P0, threeAndSeal(a));
 
         sink.worker.pollOnce();
@@ -199,7 +182,7 @@ class SinkWorkerTest {
 
     @Test
     void shouldRecordWhereEveryPartitionStandsAfterTheCommit() {
-        Sink sink = new Sink(store, Map.of());
+        var sink = newSink(store, Map.of());
         sink.add(P1, ShardEvents.assigned(b, 0, 20)); // B stays open in P1
         sink.add(P0, ShardEvents.assigned(a, 0, 1), ShardEvents.assigned(a, 1, 2));
         sink.worker.pollOnce(); // consumer offsets committed: P0 -> 0, P1 -> 0
@@ -215,7 +198,7 @@ class SinkWorkerTest {
 
     @Test
     void shouldMoveEachPartitionOnItsOwn() {
-        Sink sink = new Sink(store, Map.of());
+        var sink = newSink(store, Map.of());
         sink.add(P0, threeAndSeal(a));
         sink.add(P1, ShardEvents.assigned(b, 0, 20), ShardEvents.assigned(b, 1, 21));
 
@@ -231,7 +214,7 @@ class SinkWorkerTest {
                 TensorSpec.parse("label:int64")));
         ShardId other = new ShardId(DATASET, "v2", 0, 0);
         ShardId a2 = ShardEvents.shard(0, 1);
-        Sink sink = new Sink(store, Map.of());
+        var sink = newSink(store, Map.of());
         List<byte[]> records = new ArrayList<>(threeAndSeal(a));
         records.addAll(threeAndSeal(other));
         records.addAll(threeAndSeal(a2));
@@ -250,12 +233,12 @@ class SinkWorkerTest {
 
     @Test
     void shouldSkipTheSamplesAndSealOfAShardAlreadyCommittedByAnotherInstance() {
-        Sink other = new Sink(store, Map.of());
+        var other = newSink(store, Map.of());
         other.add(P0, threeAndSeal(a));
         other.worker.pollOnce();
         int puts = store.putCount();
 
-        Sink sink = new Sink(store, Map.of());
+        var sink = newSink(store, Map.of());
         sink.add(P0, threeAndSeal(a));
         sink.worker.pollOnce();
 
@@ -268,7 +251,7 @@ class SinkWorkerTest {
     @Test
     void shouldPassOverTheTailOfAShardWhoseFirstSampleItNeverSaw() {
         // e.g. retention removed the head of a shard while the sink was down: it cannot be rebuilt
-        Sink sink = new Sink(store, Map.of());
+        var sink = newSink(store, Map.of());
         sink.add(P0, ShardEvents.assigned(a, 1, 2), ShardEvents.assigned(a, 2, 3), ShardEvents.sealed(a, 3));
 
         sink.worker.pollOnce();
@@ -281,7 +264,7 @@ class SinkWorkerTest {
 
     @Test
     void shouldDropTheOpenShardsOfARevokedPartitionAndRebuildThemWhenItComesBack() {
-        Sink sink = new Sink(store, Map.of());
+        var sink = newSink(store, Map.of());
         sink.add(P0, ShardEvents.assigned(a, 0, 1), ShardEvents.assigned(a, 1, 2));
         sink.add(P1, ShardEvents.assigned(b, 0, 20));
         sink.worker.pollOnce();
@@ -304,7 +287,7 @@ class SinkWorkerTest {
 
     @Test
     void shouldStopCleanlyOnWakeupAndDropItsSpools() throws Exception {
-        Sink sink = new Sink(store, Map.of());
+        var sink = newSink(store, Map.of());
         sink.consumer.unsubscribe();
         sink.consumer.schedulePollTask(() -> {
             sink.consumer.rebalance(List.of(P0));
@@ -334,10 +317,10 @@ class SinkWorkerTest {
                 ShardEvents.sealed(b, 3)};
     }
 
-    private static List<byte[]> threeAndSeal(ShardId shard) {
-        int base = (int) (shard.lane() * 100 + shard.sequence() * 10) + (shard.version().equals(VERSION) ? 0 : 1000);
-        return List.of(ShardEvents.assigned(shard, 0, base + 1), ShardEvents.assigned(shard, 1, base + 2),
-                ShardEvents.assigned(shard, 2, base + 3), ShardEvents.sealed(shard, 3));
+    /** A sink instance in tmp/spool and tmp/work, starting from the group's committed offsets. */
+    private SinkHarness<MockConsumer<byte[], byte[]>> newSink(ObjectStore target,
+                                                          Map<TopicPartition, OffsetAndMetadata> resumeFrom) {
+        return SinkHarness.builder(tmp, target).resumeFrom(resumeFrom).build();
     }
 
     private Snapshot latest() {
@@ -359,75 +342,5 @@ class SinkWorkerTest {
         Path copy = tmp.resolve("sha-check.h5");
         store.download(key, copy);
         return ShardDigest.sha256(copy);
-    }
-
-    private static ShardId shardOf(byte[] value) {
-        ShardEvent event = ShardEventCodec.decode(value);
-        return new ShardId(event.getDataset(), event.getVersion(), event.getLane(), event.getSequence());
-    }
-
-    private List<Path> workFiles() throws IOException {
-        try (var files = Files.list(tmp.resolve("work"))) {
-            return files.toList();
-        }
-    }
-
-    /** One sink instance on this machine: its consumer, spool directory and work directory. */
-    private final class Sink {
-
-        final MockConsumer<byte[], byte[]> consumer = new MockConsumer<>("earliest");
-        final SimpleMeterRegistry meters = new SimpleMeterRegistry();
-        final SpoolDirectory spools = SpoolDirectory.open(tmp.resolve("spool"));
-        final SinkWorker worker;
-
-        /** @param resumeFrom the group's committed offsets the new instance starts from */
-        Sink(ObjectStore target, Map<TopicPartition, OffsetAndMetadata> resumeFrom) {
-            consumer.assign(List.of(P0, P1));
-            consumer.updateBeginningOffsets(Map.of(P0, 0L, P1, 0L));
-            if (!resumeFrom.isEmpty()) {
-                consumer.commitSync(resumeFrom);
-            }
-            Path work = tmp.resolve("work");
-            Retrier retrier = new Retrier(2, Duration.ofMillis(1), Duration.ofMillis(5), d -> { });
-            worker = new SinkWorker(consumer, TOPIC, Duration.ofMillis(10), spools,
-                    new ShardBuilder(new ShardWriter(), work), new ShardUploader(target, retrier, work),
-                    new ShardCommitter(target, CLOCK, retrier, "sink-test"), new SinkMetrics(meters));
-        }
-
-        /** Adds records to the partition from offset 0. */
-        void add(TopicPartition partition, byte[]... values) {
-            add(partition, 0, List.of(values));
-        }
-
-        void add(TopicPartition partition, List<byte[]> values) {
-            add(partition, 0, values);
-        }
-
-        void add(TopicPartition partition, long firstOffset, byte[]... values) {
-            add(partition, firstOffset, List.of(values));
-        }
-
-        void add(TopicPartition partition, long firstOffset, List<byte[]> values) {
-            for (int i = 0; i < values.size(); i++) {
-                byte[] value = values.get(i);
-                consumer.addRecord(new ConsumerRecord<>(partition.topic(), partition.partition(), firstOffset + i,
-                        ShardEvents.key(shardOf(value)), value));
-            }
-        }
-
-        Long committed(TopicPartition partition) {
-            OffsetAndMetadata offset = consumer.committed(Set.of(partition)).get(partition);
-            return offset == null ? null : offset.offset();
-        }
-
-        Map<TopicPartition, OffsetAndMetadata> committedOffsets() {
-            Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>();
-            consumer.committed(Set.of(P0, P1)).forEach((tp, offset) -> {
-                if (offset != null) {
-                    offsets.put(tp, offset);
-                }
-            });
-            return offsets;
-        }
     }
 }
