@@ -20,10 +20,10 @@ from dataclasses import dataclass
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from shardflow import layout
+from shardflow.formatjson import FORMAT_VERSION, load_format_json
 from shardflow.errors import FormatError, SnapshotNotFoundError
 from shardflow.store import ObjectStore
 
-FORMAT_VERSION = 1
 CATCH_UP_THRESHOLD = 32
 """A reader that finds more new entries than this looks for a checkpoint to skip them (as Java's)."""
 _READ_THREADS = 16
@@ -77,15 +77,7 @@ class Snapshot:
 
 def parse_commit_entry(data: bytes, where: str) -> CommitEntry:
     """Parses one entry; unknown fields are ignored, another ``formatVersion`` is refused."""
-    try:
-        root = json.loads(data)
-    except ValueError as e:
-        raise FormatError(f"{where} is not JSON: {e}") from None
-    if not isinstance(root, dict):
-        raise FormatError(f"{where} is not a JSON object")
-    if root.get("formatVersion") != FORMAT_VERSION:
-        raise FormatError(f"{where} has formatVersion {root.get('formatVersion')!r}, this reader understands "
-                          f"only {FORMAT_VERSION}: upgrade shardflow")
+    root = load_format_json(data, where)
     try:
         snapshot_id = _int(root["snapshotId"])
         shards = tuple(_shard(node, snapshot_id) for node in root["addedShards"])

@@ -3,16 +3,15 @@
 from __future__ import annotations
 
 import hashlib
-import json
 from dataclasses import dataclass
 from typing import Any, Dict, Optional, Tuple
 
 import numpy as np
 
+from shardflow.formatjson import FORMAT_VERSION, load_format_json
 from shardflow.errors import FormatError
 from shardflow.layout import TENSOR_NAME
 
-FORMAT_VERSION = 1
 DTYPES = ("bool", "uint8", "int8", "int16", "int32", "int64", "float32", "float64")
 
 
@@ -70,15 +69,7 @@ def fingerprint(tensors) -> str:
 
 def parse_spec(data: bytes, where: str) -> DatasetSpec:
     """Parses ``spec.json``; unknown fields are ignored, another ``formatVersion`` is refused."""
-    try:
-        root = json.loads(data)
-    except ValueError as e:
-        raise FormatError(f"{where} is not JSON: {e}") from None
-    if not isinstance(root, dict):
-        raise FormatError(f"{where} is not a JSON object")
-    if root.get("formatVersion") != FORMAT_VERSION:
-        raise FormatError(f"{where} has formatVersion {root.get('formatVersion')!r}, this reader understands "
-                          f"only {FORMAT_VERSION}: upgrade shardflow")
+    root = load_format_json(data, where)
     try:
         tensors = tuple(_tensor(t, where) for t in root["tensors"])
         spec = DatasetSpec(name=root["name"], version=root["version"], tensors=tensors,
