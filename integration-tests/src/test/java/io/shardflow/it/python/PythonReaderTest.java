@@ -44,6 +44,7 @@ import org.junit.jupiter.api.io.TempDir;
 class PythonReaderTest {
 
     private static final int SAMPLES = 400;
+    private static final int WAVES = 10;
     private static final String DATASET = "cams";
     private static final String VERSION = "v1";
     private static final String DEVICE = "cam-7";
@@ -84,13 +85,21 @@ class PythonReaderTest {
                 Duration.ofSeconds(2), work.resolve("ingest"))));
         ShardSinkApp sink = ShardSinkApp.start(new HashMap<>(PipelineSettings.sink(endpoints, work.resolve("sink"), "it-sink")));
         try {
+            CommitLog log = new CommitLog(store, DATASET, VERSION, Clock.systemUTC());
             try (EdgePublisher publisher = EdgePublisher.create(endpoints.bootstrapServers(), endpoints.registryUrl(),
                     "samples", Map.of())) {
+                // In waves, each committed before the next: at least one snapshot per wave, so the
+                // log is long enough for the sink to have written a checkpoint, however it batches.
+                int perWave = SAMPLES / WAVES;
                 for (int n = 0; n < SAMPLES; n++) {
                     publisher.publish(synthetic.sample(n, Instant.ofEpochMilli(PRODUCED_AT + n))).get(30, TimeUnit.SECONDS);
+                    long published = n + 1;
+                    if (published % perWave == 0) {
+                        await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(200))
+                                .until(() -> log.latest().sampleCount() >= published);
+                    }
                 }
             }
-            CommitLog log = new CommitLog(store, DATASET, VERSION, Clock.systemUTC());
             await().atMost(Duration.ofSeconds(120)).pollInterval(Duration.ofMillis(500))
                     .until(() -> log.latest().sampleCount() >= SAMPLES);
             return log.latest();
