@@ -1,11 +1,9 @@
 package io.shardflow.sink.fault;
 
-import io.shardflow.dataset.store.ObjectInfo;
+import io.shardflow.dataset.store.ForwardingObjectStore;
 import io.shardflow.dataset.store.ObjectStore;
 import io.shardflow.dataset.store.PutOutcome;
 import java.nio.file.Path;
-import java.util.List;
-import java.util.Optional;
 import java.util.concurrent.ThreadLocalRandom;
 
 /**
@@ -14,15 +12,14 @@ import java.util.concurrent.ThreadLocalRandom;
  * on the wire (the server may or may not have stored the object). Only wrapped around the real store
  * when the point is listed.
  */
-public final class MidUploadCrashes implements ObjectStore {
+public final class MidUploadCrashes extends ForwardingObjectStore {
 
     private static final long MAX_DELAY_MILLIS = 40;
 
-    private final ObjectStore store;
     private final CrashPoints points;
 
     private MidUploadCrashes(ObjectStore store, CrashPoints points) {
-        this.store = store;
+        super(store);
         this.points = points;
     }
 
@@ -46,41 +43,6 @@ public final class MidUploadCrashes implements ObjectStore {
             timer.setDaemon(true);
             timer.start();
         }
-        return store.putIfAbsent(key, file);
-    }
-
-    @Override
-    public PutOutcome putIfAbsent(String key, byte[] bytes) {
-        return store.putIfAbsent(key, bytes);
-    }
-
-    @Override
-    public Optional<byte[]> get(String key) {
-        return store.get(key);
-    }
-
-    @Override
-    public void download(String key, Path target) {
-        store.download(key, target);
-    }
-
-    @Override
-    public Optional<ObjectInfo> head(String key) {
-        return store.head(key);
-    }
-
-    @Override
-    public List<String> list(String prefix, String startAfter, int maxKeys) {
-        return store.list(prefix, startAfter, maxKeys);
-    }
-
-    @Override
-    public List<String> listPrefixes(String prefix) {
-        return store.listPrefixes(prefix);
-    }
-
-    @Override
-    public void ensureBucket() {
-        store.ensureBucket();
+        return delegate.putIfAbsent(key, file);
     }
 }

@@ -4,7 +4,10 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Optional;
 
-/** Forwards every call; tests override single methods to simulate races, lost responses and outages. */
+/**
+ * Forwards every call to another store. A base for decorators that change one operation: the
+ * sink's fault injection, and tests that simulate races, lost responses and outages.
+ */
 public class ForwardingObjectStore implements ObjectStore {
 
     protected final ObjectStore delegate;
