@@ -6,8 +6,11 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
+import javax.net.ssl.SSLContext;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.DescribeClusterOptions;
@@ -25,11 +28,16 @@ public final class StartupChecks {
         this.timeout = timeout;
     }
 
-    public void kafka(String bootstrapServers, String settingName) {
-        Map<String, Object> props = Map.of(
-                AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers,
-                AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, (int) timeout.toMillis(),
-                AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, (int) timeout.toMillis());
+    /**
+     * Connects as the process's own Kafka clients will: {@code clientSettings} carries the security
+     * settings (see {@link KafkaClientConfig}), so a SASL or mTLS cluster is probed as it is used.
+     * An authentication failure is reported as such, never with the settings' values.
+     */
+    public void kafka(String bootstrapServers, Map<String, Object> clientSettings, String settingName) {
+        Map<String, Object> props = new HashMap<>(clientSettings);
+        props.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
+        props.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, (int) timeout.toMillis());
+        props.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, (int) timeout.toMillis());
         try (Admin admin = Admin.create(props)) {
             admin.describeCluster(new DescribeClusterOptions().timeoutMs((int) timeout.toMillis()))
                     .clusterId().get(timeout.toMillis() + 1_000, TimeUnit.MILLISECONDS);
@@ -51,10 +59,25 @@ public final class StartupChecks {
     }
 
     public void registry(String registryUrl, String settingName) {
-        HttpClient client = HttpClient.newBuilder().connectTimeout(timeout).build();
+        registry(registryUrl, Optional.empty(), Optional.empty(), settingName);
+    }
+
+    /**
+     * Asks the registry as the serde will: through {@code tls} when it has a private CA, with the
+     * basic {@code authorization} when one is configured (its value never appears in a message).
+     */
+    public void registry(String registryUrl, Optional<SSLContext> tls, Optional<String> authorization, String settingName) {
+        HttpClient.Builder builder = HttpClient.newBuilder().connectTimeout(timeout);
+        tls.ifPresent(builder::sslContext);
+        HttpClient client = builder.build();
         try {
-            HttpResponse<Void> response = client.send(HttpRequest.newBuilder(URI.create(registryUrl + "/system/info"))
-                    .timeout(timeout).GET().build(), HttpResponse.BodyHandlers.discarding());
+            HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(registryUrl + "/system/info")).timeout(timeout).GET();
+            authorization.ifPresent(value -> request.header("Authorization", value));
+            HttpResponse<Void> response = client.send(request.build(), HttpResponse.BodyHandlers.discarding());
+            if (response.statusCode() == 401 || response.statusCode() == 403) {
+                throw new StartupException(RegistryConfig.AUTH_USERNAME, "schema registry at " + registryUrl
+                        + " refused our credentials (HTTP " + response.statusCode() + "); check the registry.auth.* settings");
+            }
             if (response.statusCode() != 200) {
                 throw new StartupException(settingName, "schema registry at " + registryUrl + " answered HTTP " + response.statusCode());
             }

@@ -1,8 +1,9 @@
 package io.shardflow.cli;
 
+import io.shardflow.stack.OwnerOnlyFiles;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.io.Writer;
+import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -64,9 +65,9 @@ final class AppProcess implements AutoCloseable {
             Path config = workDir.resolve(name + ".properties");
             Properties props = new Properties();
             props.putAll(settings);
-            try (Writer out = Files.newBufferedWriter(config)) {
-                props.store(out, name + " settings");
-            }
+            StringWriter text = new StringWriter();
+            props.store(text, name + " settings");
+            OwnerOnlyFiles.write(config, text.toString()); // holds the S3 secret key
             Path log = workDir.resolve(name + ".log");
             List<String> command = new ArrayList<>();
             command.add(javaBinary());

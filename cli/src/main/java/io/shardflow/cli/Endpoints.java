@@ -1,6 +1,9 @@
 package io.shardflow.cli;
 
+import io.shardflow.app.KafkaClientConfig;
 import io.shardflow.dataset.store.S3Settings;
+import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
 import java.util.Optional;
@@ -25,8 +28,14 @@ final class Endpoints {
     @Option(names = "--s3-access-key", description = "(env SHARDFLOW_S3_ACCESS_KEY)")
     String s3AccessKey;
 
-    @Option(names = "--s3-secret-key", description = "(env SHARDFLOW_S3_SECRET_KEY)")
-    String s3SecretKey;
+    /** A file, never the value: an argument shows in {@code ps} and in shell history. */
+    @Option(names = "--s3-secret-key-file", description = "file holding the S3 secret key (env SHARDFLOW_S3_SECRET_KEY, "
+            + "or SHARDFLOW_S3_SECRET_KEY_FILE)")
+    Path s3SecretKeyFile;
+
+    @Option(names = "--kafka-client-config", description = "Kafka client properties file: security.protocol, sasl.*, ssl.* "
+            + "(env SHARDFLOW_KAFKA_CLIENT_CONFIG)")
+    Path kafkaClientConfig;
 
     @Option(names = "--bucket", description = "bucket (env SHARDFLOW_S3_BUCKET)")
     String bucket;
@@ -49,9 +58,39 @@ final class Endpoints {
         return new S3Settings(
                 pick(s3Endpoint, "SHARDFLOW_S3_ENDPOINT", "--s3-endpoint", s -> s.s3Endpoint()),
                 pick(s3AccessKey, "SHARDFLOW_S3_ACCESS_KEY", "--s3-access-key", s -> s.s3AccessKey()),
-                pick(s3SecretKey, "SHARDFLOW_S3_SECRET_KEY", "--s3-secret-key", s -> s.s3SecretKey()),
+                pick(secretFromFile(s3SecretKeyFile, "SHARDFLOW_S3_SECRET_KEY_FILE"), "SHARDFLOW_S3_SECRET_KEY",
+                        "--s3-secret-key-file", s -> s.s3SecretKey()),
                 pick(bucket, "SHARDFLOW_S3_BUCKET", "--bucket", s -> s.bucket()),
                 "us-east-1");
+    }
+
+    /**
+     * The Kafka client security settings: the file from the option or the environment, else the one
+     * a secure local stack wrote for the edge principal; empty for a plain cluster.
+     */
+    Map<String, Object> kafkaClientSettings() {
+        if (kafkaClientConfig != null) {
+            return KafkaClientConfig.load(kafkaClientConfig.toString());
+        }
+        String fromEnv = env.get(KafkaClientConfig.ENV_NAME);
+        if (fromEnv != null && !fromEnv.isBlank()) {
+            return KafkaClientConfig.load(fromEnv);
+        }
+        return stack().flatMap(StackEndpoints::edgeClientConfig).map(file -> KafkaClientConfig.load(file.toString()))
+                .orElse(Map.of());
+    }
+
+    private String secretFromFile(Path option, String envName) {
+        String fromEnv = env.get(envName);
+        Path file = option != null ? option : fromEnv == null || fromEnv.isBlank() ? null : Path.of(fromEnv);
+        if (file == null) {
+            return null;
+        }
+        try {
+            return Files.readString(file).strip();
+        } catch (IOException e) {
+            throw new IllegalArgumentException("cannot read the secret file " + file + ": " + e.getMessage());
+        }
     }
 
     private String pick(String option, String envName, String optionName, java.util.function.Function<StackEndpoints, String> fromStack) {

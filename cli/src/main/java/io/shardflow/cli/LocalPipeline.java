@@ -14,7 +14,7 @@ import java.util.function.Consumer;
  * One ingest-app and one shard-sink, each its own JVM, pointed at a stack: the pipeline the
  * quickstart and the benchmark run.
  */
-final class LocalPipeline implements AutoCloseable {
+public final class LocalPipeline implements AutoCloseable {
 
     private final AppProcess ingest;
     private final AppProcess sink;
@@ -24,7 +24,7 @@ final class LocalPipeline implements AutoCloseable {
         this.sink = sink;
     }
 
-    static LocalPipeline start(StackEndpoints endpoints, Path workDir, int shardSamples, Duration maxShardAge, String name) {
+    public static LocalPipeline start(StackEndpoints endpoints, Path workDir, int shardSamples, Duration maxShardAge, String name) {
         AppProcess ingest = AppProcess.start("ingest-app", "io.shardflow.ingest.IngestApp",
                 PipelineSettings.ingest(endpoints, shardSamples, 64L << 20, maxShardAge, workDir.resolve("ingest-state")),
                 workDir.resolve("ingest"));
@@ -44,6 +44,16 @@ final class LocalPipeline implements AutoCloseable {
                 "label", author, description, 0, false, Instant.now());
     }
 
+    /** The services' log files, e.g. for a test that checks no secret reached them. */
+    public List<Path> logs() {
+        return List.of(ingest.log(), sink.log());
+    }
+
+    /** The services' process ids (for their command lines in /proc). */
+    public List<Long> pids() {
+        return List.of(ingest.pid(), sink.pid());
+    }
+
     AppProcess ingest() {
         return ingest;
     }
@@ -56,7 +66,7 @@ final class LocalPipeline implements AutoCloseable {
      * Waits until the latest snapshot holds {@code expected} samples, handing each new snapshot to
      * {@code onNewSnapshot}; fails early, with the service's log, if a service died.
      */
-    Snapshot awaitCommitted(CommitLog log, long expected, Duration timeout, Duration poll, Consumer<Snapshot> onNewSnapshot)
+    public Snapshot awaitCommitted(CommitLog log, long expected, Duration timeout, Duration poll, Consumer<Snapshot> onNewSnapshot)
             throws InterruptedException {
         long deadline = System.nanoTime() + timeout.toNanos();
         long shown = -1;

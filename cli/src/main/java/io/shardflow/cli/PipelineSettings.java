@@ -1,5 +1,7 @@
 package io.shardflow.cli;
 
+import io.shardflow.app.KafkaClientConfig;
+import io.shardflow.stack.StackPrincipal;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.LinkedHashMap;
@@ -12,7 +14,7 @@ public final class PipelineSettings {
     }
 
     public static Map<String, String> ingest(StackEndpoints stack, int maxSamples, long maxBytes, Duration maxAge, Path stateDir) {
-        Map<String, String> settings = common(stack);
+        Map<String, String> settings = common(stack, StackPrincipal.INGEST);
         settings.put("registry.url", stack.registryUrl());
         settings.put("shard.max.samples", Integer.toString(maxSamples));
         settings.put("shard.max.bytes", Long.toString(maxBytes));
@@ -23,15 +25,17 @@ public final class PipelineSettings {
     }
 
     public static Map<String, String> sink(StackEndpoints stack, Path spoolDir, String committerId) {
-        Map<String, String> settings = common(stack);
+        Map<String, String> settings = common(stack, StackPrincipal.SINK);
         settings.put("spool.dir", spoolDir.toString());
         settings.put("committer.id", committerId);
         return settings;
     }
 
-    private static Map<String, String> common(StackEndpoints stack) {
+    /** On a secure stack each service connects as its own least-privileged principal. */
+    private static Map<String, String> common(StackEndpoints stack, StackPrincipal principal) {
         Map<String, String> settings = new LinkedHashMap<>();
         settings.put("bootstrap.servers", stack.bootstrapServers());
+        stack.clientConfig(principal).ifPresent(file -> settings.put(KafkaClientConfig.CLIENT_CONFIG, file.toString()));
         settings.put("s3.endpoint", stack.s3Endpoint());
         settings.put("s3.access.key", stack.s3AccessKey());
         settings.put("s3.secret.key", stack.s3SecretKey());

@@ -3,7 +3,6 @@ package io.shardflow.cli;
 import io.shardflow.edge.EdgePublisher;
 import io.shardflow.edge.SyntheticSamples;
 import java.time.Instant;
-import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Semaphore;
@@ -45,7 +44,8 @@ final class PublishCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         SyntheticSamples samples = new SyntheticSamples(dataset, version, device, channels, size, classes, seed);
         long started = System.nanoTime();
-        try (EdgePublisher publisher = EdgePublisher.create(endpoints.bootstrapServers(), endpoints.registryUrl(), topic, Map.of())) {
+        try (EdgePublisher publisher = EdgePublisher.create(endpoints.bootstrapServers(), endpoints.registryUrl(), topic,
+                endpoints.kafkaClientSettings())) {
             publish(publisher, samples, first, count);
         }
         double seconds = (System.nanoTime() - started) / 1e9;

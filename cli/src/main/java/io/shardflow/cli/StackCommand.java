@@ -1,10 +1,12 @@
 package io.shardflow.cli;
 
+import io.shardflow.app.KafkaClientConfig;
 import io.shardflow.stack.LocalStack;
 import io.shardflow.stack.RecordedStack;
 import io.shardflow.stack.Role;
 import io.shardflow.stack.S3Kind;
 import io.shardflow.stack.StackConfig;
+import io.shardflow.stack.StackPrincipal;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.List;
@@ -26,6 +28,9 @@ final class StackCommand {
         Path dir;
         @Option(names = "--s3", defaultValue = "s3proxy", description = "s3proxy (light, default) or minio")
         String s3;
+        @Option(names = "--secure", description = "Kafka with SASL_SSL (SCRAM-SHA-512) and mTLS listeners, a local CA, "
+                + "one user per service and least-privilege ACLs; client files in <stack-dir>/secure/clients")
+        boolean secure;
         @Spec
         picocli.CommandLine.Model.CommandSpec command;
 
@@ -34,12 +39,22 @@ final class StackCommand {
             if (LocalStack.read(dir).isPresent() && LocalStack.status(dir).values().stream().anyMatch(RecordedStack.ServerStatus::processAlive)) {
                 throw new IllegalStateException("a stack is already running in " + dir + "; 'shardflow stack down' first");
             }
-            LocalStack stack = LocalStack.start(StackConfig.defaults(dir).withS3Kind(S3Kind.parse(s3)).withDetached(true));
+            LocalStack stack = LocalStack.start(StackConfig.defaults(dir).withS3Kind(S3Kind.parse(s3)).withDetached(true)
+                    .withSecure(secure));
             PrintWriter out = command.commandLine().getOut();
             out.printf("stack up in %s%n", stack.workDir());
             out.printf("  kafka     %s%n  registry  %s%n  s3        %s (%s, bucket %s, key %s)%n", stack.bootstrapServers(),
                     stack.registryUrl(), stack.s3Endpoint(), stack.s3Kind().name().toLowerCase(java.util.Locale.ROOT),
                     stack.bucket(), stack.s3AccessKey());
+            if (secure) {
+                out.printf("  kafka     %s (SASL_SSL, SCRAM-SHA-512), %s (SSL with client certificates)%n", stack.bootstrapServers(),
+                        stack.mtlsBootstrapServers().orElseThrow());
+                out.printf("  clients   %s (one <principal>-scram.properties and -mtls.properties per principal; owner-only)%n",
+                        stack.clientConfigDir().orElseThrow());
+                out.printf("  CA        %s%n", stack.caCertificate().orElseThrow());
+                out.printf("  publish as the edge principal: export %s=%s%n", KafkaClientConfig.ENV_NAME,
+                        StackPrincipal.EDGE.scramClientConfig(stack.clientConfigDir().orElseThrow()));
+            }
             return 0;
         }
     }

@@ -2,17 +2,34 @@ package io.shardflow.cli;
 
 import io.shardflow.dataset.store.S3Settings;
 import io.shardflow.stack.LocalStack;
+import io.shardflow.stack.StackPrincipal;
 import io.shardflow.stack.StackState;
 import java.nio.file.Path;
 import java.util.Optional;
 
 /** The endpoints of a running stack, from the live object or from its state file. */
 public record StackEndpoints(String bootstrapServers, String registryUrl, String s3Endpoint, String s3AccessKey,
-                             String s3SecretKey, String bucket) {
+                             String s3SecretKey, String bucket, Path clientConfigDir) {
+
+    /** Never prints the secret key. */
+    @Override
+    public String toString() {
+        return "StackEndpoints[kafka=" + bootstrapServers + ", registry=" + registryUrl + ", s3=" + s3Endpoint + ", bucket="
+                + bucket + ", secure=" + (clientConfigDir != null) + "]";
+    }
 
     public static StackEndpoints of(LocalStack stack) {
-        return new StackEndpoints(stack.bootstrapServers(), stack.registryUrl(), stack.s3Endpoint(), stack.s3AccessKey(),
-                stack.s3SecretKey(), stack.bucket());
+        return of(stack.state());
+    }
+
+    /** The SCRAM client properties file a secure stack wrote for {@code principal}; empty for a plain stack. */
+    public Optional<Path> clientConfig(StackPrincipal principal) {
+        return Optional.ofNullable(clientConfigDir).map(principal::scramClientConfig);
+    }
+
+    /** What the CLI publishes as: the edge principal, which may only write samples. */
+    Optional<Path> edgeClientConfig() {
+        return clientConfig(StackPrincipal.EDGE);
     }
 
     /** The object-store settings of this stack. */
@@ -24,8 +41,8 @@ public record StackEndpoints(String bootstrapServers, String registryUrl, String
         return LocalStack.read(stackDir).map(StackEndpoints::of);
     }
 
-    static StackEndpoints of(StackState state) {
+    public static StackEndpoints of(StackState state) {
         return new StackEndpoints(state.bootstrapServers(), state.registryUrl(), state.s3Endpoint(), state.s3AccessKey(),
-                state.s3SecretKey(), state.bucket());
+                state.s3SecretKey(), state.bucket(), state.clientConfigDir() == null ? null : Path.of(state.clientConfigDir()));
     }
 }

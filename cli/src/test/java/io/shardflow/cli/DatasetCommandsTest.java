@@ -195,8 +195,9 @@ class DatasetCommandsTest {
         assumeTrue(S3ProxyServer.jar().isPresent(), "S3Proxy jar not installed (scripts/fetch-tools.sh)");
         try (S3ProxyServer server = S3ProxyServer.start(tmp.resolve("s3proxy")); S3ObjectStore s3 = server.store("cli-test")) {
             publish(s3);
+            Path secretFile = Files.writeString(tmp.resolve("s3-secret"), S3ProxyServer.SECRET_KEY + "\n");
             String[] endpoint = {"--s3-endpoint", server.endpoint(), "--s3-access-key", S3ProxyServer.ACCESS_KEY,
-                    "--s3-secret-key", S3ProxyServer.SECRET_KEY, "--bucket", "cli-test", "--stack-dir", tmp.toString()};
+                    "--s3-secret-key-file", secretFile.toString(), "--bucket", "cli-test", "--stack-dir", tmp.toString()};
 
             Run verify = execute(null, concat(new String[] {"verify", "cams", "v1"}, endpoint));
             Run list = execute(null, concat(new String[] {"list", "--json"}, endpoint));

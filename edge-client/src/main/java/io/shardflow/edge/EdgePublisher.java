@@ -3,6 +3,9 @@ package io.shardflow.edge;
 import io.apicurio.registry.serde.avro.AvroKafkaSerializer;
 import io.apicurio.registry.serde.config.SerdeConfig;
 import io.shardflow.schemas.Sample;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
@@ -13,6 +16,7 @@ import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.serialization.StringSerializer;
+import org.apache.kafka.common.utils.Utils;
 
 /**
  * Publishes samples to the samples topic, Avro-encoded against the Apicurio registry. Records are
@@ -29,6 +33,21 @@ public final class EdgePublisher implements AutoCloseable {
         this.topic = topic;
     }
 
+    /**
+     * A publisher for a secured cluster: {@code clientConfig} is a standard Kafka client properties
+     * file ({@code security.protocol}, {@code sasl.*}, {@code ssl.*}; {@code apicurio.registry.auth.*}
+     * for an authenticating registry), the same file the shardflow services take as
+     * {@code kafka.client.config}. Secrets stay in the file, out of the device's command line.
+     */
+    public static EdgePublisher create(String bootstrapServers, String registryUrl, String topic, Path clientConfig) {
+        try {
+            return create(bootstrapServers, registryUrl, topic, Utils.propsToMap(Utils.loadProps(clientConfig.toString())));
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read Kafka client config " + clientConfig, e);
+        }
+    }
+
+    /** @param overrides producer and serde settings applied over the defaults (security settings among them) */
     public static EdgePublisher create(String bootstrapServers, String registryUrl, String topic, Map<String, Object> overrides) {
         Map<String, Object> props = new HashMap<>();
         props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);

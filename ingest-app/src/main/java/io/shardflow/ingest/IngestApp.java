@@ -2,12 +2,12 @@ package io.shardflow.ingest;
 
 import io.apicurio.registry.serde.avro.AvroKafkaDeserializer;
 import io.apicurio.registry.serde.avro.AvroSerdeConfig;
-import io.apicurio.registry.serde.config.SerdeConfig;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.shardflow.app.ConfigFiles;
 import io.shardflow.app.MetricsEndpoint;
 import io.shardflow.app.ProcessLauncher;
+import io.shardflow.app.RegistryConfig;
 import io.shardflow.app.S3Config;
 import io.shardflow.app.StartupChecks;
 import io.shardflow.dataset.catalog.DatasetCatalog;
@@ -23,6 +23,7 @@ import io.shardflow.ingest.validate.SampleValidator;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import org.apache.kafka.common.serialization.Deserializer;
@@ -57,9 +58,11 @@ public final class IngestApp implements ProcessLauncher.RunningProcess {
         StartupChecks checks = new StartupChecks(Duration.ofSeconds(10));
         ObjectStore store = S3ObjectStore.connect(config.s3());
         checks.objectStore(store, config.s3().endpoint(), S3Config.ENDPOINT, S3Config.BUCKET);
-        checks.kafka(String.join(",", config.getList(IngestConfig.BOOTSTRAP_SERVERS)), IngestConfig.BOOTSTRAP_SERVERS);
+        checks.kafka(config.bootstrapServers(), config.kafkaClientSettings(), IngestConfig.BOOTSTRAP_SERVERS);
         String registryUrl = config.getString(IngestConfig.REGISTRY_URL);
-        checks.registry(registryUrl, IngestConfig.REGISTRY_URL);
+        checks.registry(registryUrl, RegistryConfig.sslContext(config), RegistryConfig.basicAuthorization(config),
+                IngestConfig.REGISTRY_URL);
+        Map<String, Object> serdeSettings = RegistryConfig.serdeSettings(config, registryUrl);
 
         int metricsPort = config.getInt(IngestConfig.METRICS_PORT);
         MetricsEndpoint endpoint = metricsPort >= 0 ? MetricsEndpoint.start("127.0.0.1", metricsPort) : null;
@@ -71,7 +74,7 @@ public final class IngestApp implements ProcessLauncher.RunningProcess {
                 config.getLong(IngestConfig.SAMPLE_MAX_BYTES));
         IngestTopology.Settings topologySettings = new IngestTopology.Settings(config.topics(), config.sealLimits(),
                 config.dedupeWindow(), config.sealTick(), config.getLong(IngestConfig.SAMPLE_MAX_BYTES));
-        var topology = IngestTopology.build(topologySettings, () -> new SampleDecoder(deserializer(registryUrl)), validator,
+        var topology = IngestTopology.build(topologySettings, () -> new SampleDecoder(deserializer(serdeSettings)), validator,
                 new IngestMetrics(meters));
 
         KafkaStreams streams = new KafkaStreams(topology, config.streamsProperties());
@@ -89,10 +92,12 @@ public final class IngestApp implements ProcessLauncher.RunningProcess {
         return app;
     }
 
-    static Deserializer<Object> deserializer(String registryUrl) {
+    /** @param serdeSettings the registry URL, auth and TLS settings (see {@link RegistryConfig}) */
+    static Deserializer<Object> deserializer(Map<String, Object> serdeSettings) {
         AvroKafkaDeserializer<Object> deserializer = new AvroKafkaDeserializer<>();
-        deserializer.configure(Map.of(SerdeConfig.REGISTRY_URL, registryUrl,
-                AvroSerdeConfig.USE_SPECIFIC_AVRO_READER, true), false);
+        Map<String, Object> settings = new HashMap<>(serdeSettings);
+        settings.put(AvroSerdeConfig.USE_SPECIFIC_AVRO_READER, true);
+        deserializer.configure(settings, false);
         return deserializer;
     }
 

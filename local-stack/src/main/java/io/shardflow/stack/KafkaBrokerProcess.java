@@ -2,7 +2,6 @@ package io.shardflow.stack;
 
 import java.io.File;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -25,16 +24,37 @@ final class KafkaBrokerProcess extends ServerProcess {
     private final ToolPaths tools;
     private final int port;
     private final int controllerPort;
+    private final int mtlsPort;
+    /** Null for a plain stack. */
+    private final StackSecurity security;
 
-    KafkaBrokerProcess(Path stackDir, boolean detached, ToolPaths tools, int port, int controllerPort) {
+    KafkaBrokerProcess(Path stackDir, boolean detached, ToolPaths tools, StackPorts ports, StackSecurity security) {
         super(Role.BROKER, stackDir, detached);
         this.tools = tools;
-        this.port = port;
-        this.controllerPort = controllerPort;
+        this.port = ports.broker();
+        this.controllerPort = ports.controller();
+        this.mtlsPort = ports.brokerTls();
+        this.security = security;
     }
 
+    /** PLAINTEXT, or SASL_SSL (SCRAM-SHA-512) on a secure stack. */
     String bootstrapServers() {
         return StackPorts.HOST + ":" + port;
+    }
+
+    /** The SSL listener that requires client certificates; null on a plain stack. */
+    String mtlsBootstrapServers() {
+        return security == null ? null : StackPorts.HOST + ":" + mtlsPort;
+    }
+
+    /** What the stack's own admin client needs to connect: nothing on a plain stack, the admin's certificate on a secure one. */
+    Map<String, Object> adminClientSettings() {
+        return security == null ? Map.of() : security.adminClientSettings();
+    }
+
+    /** Where the stack's own admin client connects. */
+    String adminBootstrapServers() {
+        return security == null ? bootstrapServers() : mtlsBootstrapServers();
     }
 
     private Path dataDir() {
@@ -52,22 +72,29 @@ final class KafkaBrokerProcess extends ServerProcess {
 
     @Override
     Map<String, Integer> ports() {
-        return Map.of("kafka", port, "controller", controllerPort);
+        return security == null ? Map.of("kafka", port, "controller", controllerPort)
+                : Map.of("kafka", port, "kafka-mtls", mtlsPort, "controller", controllerPort);
     }
 
     @Override
     boolean isReady() {
-        return probe(port);
+        return Probes.kafkaReady(StackPorts.HOST, security == null ? port : mtlsPort, adminClientSettings());
     }
 
-    static boolean probe(int port) {
-        return Probes.kafkaReady(StackPorts.HOST, port);
+    /** Probes a recorded broker as the stack's admin would connect to it. */
+    static boolean probe(StackState state) {
+        if (state.clientConfigDir() == null) {
+            return Probes.kafkaReady(StackPorts.HOST, state.ports().broker(), Map.of());
+        }
+        Path adminConfig = StackPrincipal.ADMIN.mtlsClientConfig(Path.of(state.clientConfigDir()));
+        return Probes.kafkaReady(StackPorts.HOST, state.ports().brokerTls(), KafkaClientFiles.load(adminConfig));
     }
 
     @Override
     protected void prepare() throws IOException {
         Files.createDirectories(dataDir());
-        Files.writeString(propertiesFile(), serverProperties(), StandardCharsets.UTF_8);
+        // owner-only: on a secure stack it holds the key store password
+        OwnerOnlyFiles.write(propertiesFile(), serverProperties());
         if (!Files.exists(dataDir().resolve("meta.properties"))) {
             format();
         }
@@ -81,11 +108,7 @@ final class KafkaBrokerProcess extends ServerProcess {
                 "process.roles=broker,controller",
                 "node.id=1",
                 "controller.quorum.voters=1@" + host + ":" + controllerPort,
-                "listeners=PLAINTEXT://" + host + ":" + port + ",CONTROLLER://" + host + ":" + controllerPort,
-                "advertised.listeners=PLAINTEXT://" + host + ":" + port,
-                "listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT",
-                "inter.broker.listener.name=PLAINTEXT",
-                "controller.listener.names=CONTROLLER",
+                listeners(),
                 "log.dirs=" + dataDir(),
                 "num.partitions=1",
                 "default.replication.factor=1",
@@ -107,6 +130,19 @@ final class KafkaBrokerProcess extends ServerProcess {
                 "broker.heartbeat.interval.ms=1000",
                 "broker.session.timeout.ms=4000",
                 "");
+    }
+
+    private String listeners() {
+        if (security != null) {
+            return String.join(System.lineSeparator(), security.brokerProperties(port, mtlsPort, controllerPort));
+        }
+        String host = StackPorts.HOST;
+        return String.join(System.lineSeparator(),
+                "listeners=PLAINTEXT://" + host + ":" + port + ",CONTROLLER://" + host + ":" + controllerPort,
+                "advertised.listeners=PLAINTEXT://" + host + ":" + port,
+                "listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT",
+                "inter.broker.listener.name=PLAINTEXT",
+                "controller.listener.names=CONTROLLER");
     }
 
     /**

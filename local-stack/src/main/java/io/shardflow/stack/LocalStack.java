@@ -39,6 +39,8 @@ public final class LocalStack implements AutoCloseable {
     private final KafkaBrokerProcess broker;
     private final ApicurioRegistryProcess registry;
     private final S3ServerProcess s3;
+    /** Null for a plain stack. */
+    private final StackSecurity security;
     private final Thread shutdownHook;
     /** Attached mode only: the one thread all servers are spawned from (see ServerProcess#launcher). */
     private final ExecutorService spawner;
@@ -48,7 +50,8 @@ public final class LocalStack implements AutoCloseable {
         this.config = config;
         this.ports = ports;
         Path dir = config.workDir();
-        this.broker = new KafkaBrokerProcess(dir, config.detached(), tools, ports.broker(), ports.controller());
+        this.security = config.secure() ? StackSecurity.prepare(dir) : null;
+        this.broker = new KafkaBrokerProcess(dir, config.detached(), tools, ports, security);
         this.registry = new ApicurioRegistryProcess(dir, config.detached(), tools, ports.registry());
         this.s3 = S3ServerProcess.create(config, tools, ports);
         this.servers = new EnumMap<>(Map.of(Role.BROKER, broker, Role.REGISTRY, registry, Role.S3, s3));
@@ -104,7 +107,12 @@ public final class LocalStack implements AutoCloseable {
         spawn(broker);
         writeState(); // pids on disk as early as possible, so `down` can clean up a failed start
         broker.awaitReady(config.startTimeout());
-        StackResources.createTopics(bootstrapServers(), config.topics(), config.startTimeout());
+        if (security != null) {
+            StackResources.withAdmin(broker.adminBootstrapServers(), broker.adminClientSettings(),
+                    admin -> StackAccess.apply(admin, security.scramPasswords(), config.startTimeout()));
+        }
+        StackResources.createTopics(broker.adminBootstrapServers(), broker.adminClientSettings(), config.topics(),
+                config.startTimeout());
         s3.awaitReady(config.startTimeout());
         StackResources.createBucket(s3Endpoint(), s3AccessKey(), s3SecretKey(), bucket(), config.startTimeout());
         registry.awaitReady(config.startTimeout());
@@ -127,6 +135,24 @@ public final class LocalStack implements AutoCloseable {
 
     public String bootstrapServers() {
         return broker.bootstrapServers();
+    }
+
+    /** The SSL listener requiring client certificates (mTLS) of a secure stack; empty for a plain one. */
+    public Optional<String> mtlsBootstrapServers() {
+        return Optional.ofNullable(broker.mtlsBootstrapServers());
+    }
+
+    /**
+     * A secure stack's client properties files ({@link StackPrincipal#scramClientConfig},
+     * {@link StackPrincipal#mtlsClientConfig}); empty for a plain stack.
+     */
+    public Optional<Path> clientConfigDir() {
+        return Optional.ofNullable(security).map(StackSecurity::clientDir);
+    }
+
+    /** The local CA's certificate (PEM) of a secure stack; empty for a plain stack. */
+    public Optional<Path> caCertificate() {
+        return Optional.ofNullable(security).map(StackSecurity::caFile);
     }
 
     /** The Apicurio v3 core API base, {@code http://127.0.0.1:PORT/apis/registry/v3}. */
@@ -211,7 +237,8 @@ public final class LocalStack implements AutoCloseable {
         });
         return new StackState(StackState.FORMAT_VERSION, config.workDir().toString(), config.s3Kind(),
                 config.detached(), bucket(), bootstrapServers(), registryUrl(), s3Endpoint(), s3AccessKey(),
-                s3SecretKey(), ports, recorded);
+                s3SecretKey(), ports, recorded, broker.mtlsBootstrapServers(),
+                clientConfigDir().map(Path::toString).orElse(null));
     }
 
     /**

@@ -8,6 +8,7 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
+import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -59,12 +60,13 @@ final class Probes {
      * The broker answers metadata requests with at least one live node. The TCP check first keeps
      * the AdminClient (and its reconnect warnings) out of the loop while the JVM is still starting.
      */
-    static boolean kafkaReady(String host, int port) {
+    static boolean kafkaReady(String host, int port, Map<String, Object> clientSettings) {
         if (!tcpOpen(host, port)) {
             return false;
         }
         int timeoutMs = (int) TIMEOUT.toMillis();
         Properties props = new Properties();
+        props.putAll(clientSettings);
         props.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, host + ":" + port);
         props.put(AdminClientConfig.CLIENT_ID_CONFIG, "shardflow-stack-probe");
         props.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, timeoutMs);

@@ -131,7 +131,7 @@ public final class RecordedStack {
     private static boolean probe(Role role, StackState state) {
         switch (role) {
             case BROKER:
-                return KafkaBrokerProcess.probe(state.ports().broker());
+                return KafkaBrokerProcess.probe(state);
             case REGISTRY:
                 return ApicurioRegistryProcess.probe(state.registryUrl());
             case S3:

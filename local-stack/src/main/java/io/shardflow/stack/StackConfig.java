@@ -23,6 +23,8 @@ import java.util.regex.Pattern;
  * @param s3AccessKey  S3 identity (MinIO needs at least 3 characters)
  * @param s3SecretKey  S3 credential (MinIO needs at least 8 characters)
  * @param startTimeout per server, from spawn to ready; generous because three JVMs share 2 cores
+ * @param secure       the broker takes only SASL_SSL (SCRAM-SHA-512) and mTLS clients, with users
+ *                     and least-privilege ACLs per {@link StackPrincipal}, certificates from a local CA
  */
 public record StackConfig(
         Path workDir,
@@ -33,7 +35,8 @@ public record StackConfig(
         boolean detached,
         String s3AccessKey,
         String s3SecretKey,
-        Duration startTimeout) {
+        Duration startTimeout,
+        boolean secure) {
 
     public static final String DEFAULT_BUCKET = "shardflow";
     public static final String DEFAULT_ACCESS_KEY = "shardflow";
@@ -77,37 +80,42 @@ public record StackConfig(
     /** S3Proxy, bucket {@code shardflow}, the pipeline's topics, attached to this JVM. */
     public static StackConfig defaults(Path workDir) {
         return new StackConfig(workDir, S3Kind.S3PROXY, DEFAULT_BUCKET, TopicSpec.DEFAULTS, null, false,
-                DEFAULT_ACCESS_KEY, DEFAULT_SECRET_KEY, DEFAULT_START_TIMEOUT);
+                DEFAULT_ACCESS_KEY, DEFAULT_SECRET_KEY, DEFAULT_START_TIMEOUT, false);
     }
 
     public StackConfig withS3Kind(S3Kind kind) {
         return new StackConfig(workDir, kind, bucket, topics, toolsDir, detached, s3AccessKey, s3SecretKey,
-                startTimeout);
+                startTimeout, secure);
     }
 
     public StackConfig withBucket(String name) {
         return new StackConfig(workDir, s3Kind, name, topics, toolsDir, detached, s3AccessKey, s3SecretKey,
-                startTimeout);
+                startTimeout, secure);
     }
 
     public StackConfig withTopics(List<TopicSpec> specs) {
         return new StackConfig(workDir, s3Kind, bucket, specs, toolsDir, detached, s3AccessKey, s3SecretKey,
-                startTimeout);
+                startTimeout, secure);
     }
 
     public StackConfig withToolsDir(Path dir) {
         return new StackConfig(workDir, s3Kind, bucket, topics, dir, detached, s3AccessKey, s3SecretKey,
-                startTimeout);
+                startTimeout, secure);
     }
 
     public StackConfig withDetached(boolean outliveJvm) {
         return new StackConfig(workDir, s3Kind, bucket, topics, toolsDir, outliveJvm, s3AccessKey, s3SecretKey,
-                startTimeout);
+                startTimeout, secure);
     }
 
     public StackConfig withStartTimeout(Duration timeout) {
         return new StackConfig(workDir, s3Kind, bucket, topics, toolsDir, detached, s3AccessKey, s3SecretKey,
-                timeout);
+                timeout, secure);
+    }
+
+    public StackConfig withSecure(boolean secured) {
+        return new StackConfig(workDir, s3Kind, bucket, topics, toolsDir, detached, s3AccessKey, s3SecretKey,
+                startTimeout, secured);
     }
 
     /** Where {@code stack.json} lives. */

@@ -37,11 +37,14 @@ public final class StackMain {
         }
         Path dir = defaultDir();
         S3Kind s3Kind = S3Kind.S3PROXY;
+        boolean secure = false;
         try {
             while (!rest.isEmpty()) {
                 String option = rest.poll();
                 if (option.equals("--dir")) {
                     dir = Path.of(value(option, rest));
+                } else if (option.equals("--secure") && command.equals("up")) {
+                    secure = true;
                 } else if (option.equals("--s3") && command.equals("up")) {
                     s3Kind = S3Kind.parse(value(option, rest));
                 } else {
@@ -50,7 +53,7 @@ public final class StackMain {
             }
             switch (command) {
                 case "up":
-                    return up(StackConfig.defaults(dir).withS3Kind(s3Kind).withDetached(true), out);
+                    return up(StackConfig.defaults(dir).withS3Kind(s3Kind).withDetached(true).withSecure(secure), out);
                 case "down":
                     return down(dir, out);
                 case "status":
@@ -93,10 +96,14 @@ public final class StackMain {
         out.println("SHARDFLOW_REGISTRY_URL=" + state.registryUrl());
         out.println("SHARDFLOW_S3_ENDPOINT=" + state.s3Endpoint());
         out.println("SHARDFLOW_S3_ACCESS_KEY=" + state.s3AccessKey());
-        out.println("SHARDFLOW_S3_SECRET_KEY=" + state.s3SecretKey());
         out.println("SHARDFLOW_S3_BUCKET=" + state.bucket());
         out.println("SHARDFLOW_S3_KIND=" + state.s3Kind().name().toLowerCase(java.util.Locale.ROOT));
         out.println("SHARDFLOW_STACK_DIR=" + state.workDir());
+        if (state.secure()) {
+            // the edge principal: what a shell publishing samples should be
+            out.println("SHARDFLOW_KAFKA_CLIENT_CONFIG="
+                    + StackPrincipal.EDGE.scramClientConfig(Path.of(state.clientConfigDir())));
+        }
     }
 
     private static int down(Path dir, PrintStream out) {
@@ -131,7 +138,7 @@ public final class StackMain {
     }
 
     private static void usage(PrintStream out) {
-        out.println("usage: stack up [--s3 s3proxy|minio] [--dir DIR]   start a detached local stack");
+        out.println("usage: stack up [--s3 s3proxy|minio] [--secure] [--dir DIR]   start a detached local stack");
         out.println("       stack status [--dir DIR]                   probe each server");
         out.println("       stack down [--dir DIR]                     stop it");
         out.println("DIR defaults to $" + ENV_DIR + " or ./.stack");

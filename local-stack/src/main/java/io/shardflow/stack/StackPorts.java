@@ -17,8 +17,10 @@ import java.util.stream.IntStream;
  * @param registry   Apicurio Registry HTTP
  * @param s3         S3 API
  * @param s3Console  MinIO console (unused by S3Proxy, allocated anyway to keep one shape)
+ * @param brokerTls  Kafka SSL listener with client certificates (mTLS) of a secure stack (unused by a
+ *                   plain one); 0 in a state file written before it existed
  */
-public record StackPorts(int broker, int controller, int registry, int s3, int s3Console) {
+public record StackPorts(int broker, int controller, int registry, int s3, int s3Console, int brokerTls) {
 
     static final String HOST = "127.0.0.1";
 
@@ -28,22 +30,25 @@ public record StackPorts(int broker, int controller, int registry, int s3, int s
                 throw new IllegalArgumentException("port out of range: " + port);
             }
         }
+        if (brokerTls < 0 || brokerTls > 65_535) {
+            throw new IllegalArgumentException("port out of range: " + brokerTls);
+        }
     }
 
     /**
-     * Picks five distinct free ports. Holding all sockets open until the end keeps them distinct;
+     * Picks six distinct free ports. Holding all sockets open until the end keeps them distinct;
      * another process may still take one before our server binds it, a race we accept for tests.
      */
     static StackPorts allocate() {
         List<ServerSocket> sockets = new ArrayList<>();
         try {
-            for (int i = 0; i < 5; i++) {
+            for (int i = 0; i < 6; i++) {
                 ServerSocket socket = new ServerSocket();
                 sockets.add(socket);
                 socket.bind(new InetSocketAddress(InetAddress.getByName(HOST), 0));
             }
             int[] p = sockets.stream().mapToInt(ServerSocket::getLocalPort).toArray();
-            return new StackPorts(p[0], p[1], p[2], p[3], p[4]);
+            return new StackPorts(p[0], p[1], p[2], p[3], p[4], p[5]);
         } catch (IOException e) {
             throw new StackException("cannot allocate free ports on " + HOST, e);
         } finally {
@@ -59,7 +64,7 @@ public record StackPorts(int broker, int controller, int registry, int s3, int s
 
     /** True when every port can be bound now, i.e. a previous stack's ports can be reused. */
     boolean allFree() {
-        return IntStream.of(broker, controller, registry, s3, s3Console).allMatch(StackPorts::isFree);
+        return brokerTls > 0 && IntStream.of(broker, controller, registry, s3, s3Console, brokerTls).allMatch(StackPorts::isFree);
     }
 
     private static boolean isFree(int port) {

@@ -9,6 +9,7 @@ import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 import java.util.stream.Collectors;
 import okhttp3.OkHttpClient;
 import org.apache.kafka.clients.admin.Admin;
@@ -33,15 +34,27 @@ final class StackResources {
     private StackResources() {
     }
 
-    static void createTopics(String bootstrapServers, List<TopicSpec> topics, Duration timeout) {
+    /** Runs {@code work} with an admin client of the stack (its super user on a secure stack). */
+    static void withAdmin(String bootstrapServers, Map<String, Object> clientSettings, Consumer<Admin> work) {
+        try (Admin admin = admin(bootstrapServers, clientSettings)) {
+            work.accept(admin);
+        }
+    }
+
+    private static Admin admin(String bootstrapServers, Map<String, Object> clientSettings) {
+        Properties props = new Properties();
+        props.putAll(clientSettings);
+        props.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
+        props.put(AdminClientConfig.CLIENT_ID_CONFIG, "shardflow-stack-setup");
+        return Admin.create(props);
+    }
+
+    static void createTopics(String bootstrapServers, Map<String, Object> clientSettings, List<TopicSpec> topics, Duration timeout) {
         if (topics.isEmpty()) {
             return;
         }
-        Properties props = new Properties();
-        props.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
-        props.put(AdminClientConfig.CLIENT_ID_CONFIG, "shardflow-stack-setup");
         long deadline = System.nanoTime() + timeout.toNanos();
-        try (Admin admin = Admin.create(props)) {
+        try (Admin admin = admin(bootstrapServers, clientSettings)) {
             List<TopicSpec> pending = topics;
             while (true) {
                 List<NewTopic> requests = pending.stream()

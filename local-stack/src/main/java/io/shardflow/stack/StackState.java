@@ -7,7 +7,6 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.util.Collections;
 import java.util.EnumMap;
 import java.util.Map;
@@ -22,6 +21,9 @@ import java.util.Optional;
  * @param workDir       absolute; also the marker looked for in /proc/PID/cmdline
  * @param ports         all ports, reused by the next start in the same work dir
  * @param servers       per role: pid of the last start, named ports, log file
+ * @param mtlsBootstrapServers the SSL listener that requires client certificates; null on a plain stack
+ * @param clientConfigDir      a secure stack's client properties files, one pair per
+ *                             {@link StackPrincipal}; null on a plain stack
  */
 @JsonIgnoreProperties(ignoreUnknown = true)
 public record StackState(
@@ -36,7 +38,9 @@ public record StackState(
         String s3AccessKey,
         String s3SecretKey,
         StackPorts ports,
-        Map<Role, ServerState> servers) {
+        Map<Role, ServerState> servers,
+        String mtlsBootstrapServers,
+        String clientConfigDir) {
 
     public static final String FILE_NAME = "stack.json";
     static final int FORMAT_VERSION = 1;
@@ -76,16 +80,23 @@ public record StackState(
         return Optional.of(state);
     }
 
-    /** Writes to a temp file and renames it, so a reader never sees half a file. */
+    public boolean secure() {
+        return clientConfigDir != null;
+    }
+
+    /** Never prints the S3 secret key. */
+    @Override
+    public String toString() {
+        return "StackState[workDir=" + workDir + ", kafka=" + bootstrapServers + ", registry=" + registryUrl + ", s3="
+                + s3Endpoint + ", secure=" + secure() + ", servers=" + servers + "]";
+    }
+
+    /** Owner-only (it holds the S3 secret key), written whole and renamed, so a reader never sees half a file. */
     void write() {
-        Path dir = Path.of(workDir);
-        Path file = dir.resolve(FILE_NAME);
-        Path tmp = dir.resolve(FILE_NAME + ".tmp");
+        Path file = Path.of(workDir).resolve(FILE_NAME);
         try {
-            Files.createDirectories(dir);
-            JSON.writeValue(tmp.toFile(), this);
-            Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
-        } catch (IOException e) {
+            OwnerOnlyFiles.write(file, JSON.writeValueAsBytes(this));
+        } catch (IOException | java.io.UncheckedIOException e) {
             throw new StackException("cannot write stack state " + file + ": " + e.getMessage(), e);
         }
     }

@@ -8,6 +8,7 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -55,13 +56,16 @@ class StackFilesTest {
     }
 
     @Test
-    void shouldReadBackTheStateItWrote() {
+    void shouldReadBackTheStateItWrote() throws Exception {
         StackState state = new StackState(StackState.FORMAT_VERSION, tmp.toString(), S3Kind.MINIO, true, "bucket",
                 "127.0.0.1:1", "http://127.0.0.1:2/apis/registry/v3", "http://127.0.0.1:3", "ak", "secret-key",
-                new StackPorts(1, 4, 2, 3, 5),
-                Map.of(Role.S3, new StackState.ServerState(42, Map.of("s3", 3, "console", 5), "s3.log")));
+                new StackPorts(1, 4, 2, 3, 5, 6),
+                Map.of(Role.S3, new StackState.ServerState(42, Map.of("s3", 3, "console", 5), "s3.log")), null, null);
         state.write();
         assertThat(LocalStack.read(tmp)).contains(state);
+        assertThat(Files.getPosixFilePermissions(tmp.resolve(StackState.FILE_NAME)))
+                .as("stack.json holds the S3 secret key").isEqualTo(PosixFilePermissions.fromString("rw-------"));
+        assertThat(state.toString()).doesNotContain("secret-key");
         assertThat(LocalStack.read(tmp.resolve("elsewhere"))).isEmpty();
     }
 

@@ -56,7 +56,7 @@ public final class ShardSinkApp implements ProcessLauncher.RunningProcess {
         StartupChecks checks = new StartupChecks(Duration.ofSeconds(10));
         ObjectStore store = S3ObjectStore.connect(config.s3());
         checks.objectStore(store, config.s3().endpoint(), S3Config.ENDPOINT, S3Config.BUCKET);
-        checks.kafka(config.bootstrapServers(), SinkConfig.BOOTSTRAP_SERVERS);
+        checks.kafka(config.bootstrapServers(), config.kafkaClientSettings(), SinkConfig.BOOTSTRAP_SERVERS);
 
         int metricsPort = config.getInt(SinkConfig.METRICS_PORT);
         MetricsEndpoint endpoint = metricsPort >= 0 ? MetricsEndpoint.start("127.0.0.1", metricsPort) : null;

@@ -1,5 +1,7 @@
 package io.shardflow.ingest.config;
 
+import io.shardflow.app.KafkaClientConfig;
+import io.shardflow.app.RegistryConfig;
 import io.shardflow.app.S3Config;
 import io.shardflow.dataset.store.S3Settings;
 import io.shardflow.ingest.seal.SealLimits;
@@ -37,7 +39,7 @@ public final class IngestConfig extends AbstractConfig {
     public static final String STATE_DIR = "state.dir";
     public static final String SPEC_MISS_CACHE_MS = "spec.miss.cache.ms";
     public static final String METRICS_PORT = "metrics.port";
-    public static final String KAFKA_PREFIX = "kafka.";
+    public static final String KAFKA_PREFIX = KafkaClientConfig.KAFKA_PREFIX;
 
     public static final ConfigDef DEFINITION = new ConfigDef()
             .define(BOOTSTRAP_SERVERS, Type.LIST, ConfigDef.NO_DEFAULT_VALUE, ConfigDef.ValidList.anyNonDuplicateValues(false, false), Importance.HIGH,
@@ -70,6 +72,8 @@ public final class IngestConfig extends AbstractConfig {
 
     static {
         S3Config.define(DEFINITION);
+        KafkaClientConfig.define(DEFINITION);
+        RegistryConfig.define(DEFINITION);
     }
 
     public IngestConfig(Map<?, ?> settings) {
@@ -96,10 +100,22 @@ public final class IngestConfig extends AbstractConfig {
         return S3Config.settings(this);
     }
 
-    /** Kafka Streams properties: exactly-once v2 always, our settings, then any {@code kafka.*} overrides. */
+    /** Security and {@code kafka.*} settings for every Kafka client of the process (see {@link KafkaClientConfig}). */
+    public Map<String, Object> kafkaClientSettings() {
+        return KafkaClientConfig.clientSettings(this);
+    }
+
+    public String bootstrapServers() {
+        return String.join(",", getList(BOOTSTRAP_SERVERS));
+    }
+
+    /**
+     * Kafka Streams properties: exactly-once v2 always, our settings, then the client properties
+     * file and any {@code kafka.*} overrides.
+     */
     public Properties streamsProperties() {
         Properties props = new Properties();
-        props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, String.join(",", getList(BOOTSTRAP_SERVERS)));
+        props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers());
         props.put(StreamsConfig.APPLICATION_ID_CONFIG, getString(APPLICATION_ID));
         props.put(StreamsConfig.STATE_DIR_CONFIG, getString(STATE_DIR));
         // Each commit is a transaction commit the stream thread waits for; at the 100 ms EOS default
@@ -111,7 +127,7 @@ public final class IngestConfig extends AbstractConfig {
         props.put(StreamsConfig.producerPrefix(ProducerConfig.LINGER_MS_CONFIG), 10);
         props.put(StreamsConfig.producerPrefix(ProducerConfig.MAX_REQUEST_SIZE_CONFIG), (int) Math.min(Integer.MAX_VALUE,
                 Math.max(8L << 20, 2 * getLong(SAMPLE_MAX_BYTES))));
-        props.putAll(originalsWithPrefix(KAFKA_PREFIX));
+        props.putAll(kafkaClientSettings());
         // Not overridable: the shard sequence and the seal markers are only correct under EOS.
         props.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.EXACTLY_ONCE_V2);
         return props;

@@ -59,7 +59,9 @@ public final class SampleDecoder {
                 if (status == 404) {
                     return DecodedSample.rejected(RejectReason.UNKNOWN_SCHEMA, "schema id is not in the registry: " + registryDetail(api));
                 }
-                if (status == 0 || status >= 500 || status == 429) {
+                // 401/403: our credentials or grants are wrong, which no record can cause; dead-lettering
+                // here would file the whole stream as bad data until someone fixed the settings.
+                if (status == 0 || status >= 500 || status == 429 || status == 401 || status == 403) {
                     throw new RegistryUnavailableException("schema registry answered " + status + ": " + registryDetail(api), failure);
                 }
                 return DecodedSample.rejected(RejectReason.UNDECODABLE, "schema registry answered " + status + ": " + registryDetail(api));

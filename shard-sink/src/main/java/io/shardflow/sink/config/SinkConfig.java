@@ -1,5 +1,6 @@
 package io.shardflow.sink.config;
 
+import io.shardflow.app.KafkaClientConfig;
 import io.shardflow.app.S3Config;
 import io.shardflow.dataset.store.S3Settings;
 import io.shardflow.sink.fault.CrashPoint;
@@ -42,7 +43,7 @@ public final class SinkConfig extends AbstractConfig {
     public static final String FAULT_CRASH_POINTS = "fault.injection.crash.points";
     /** FAULT INJECTION (chaos harness only): where the process SIGSTOPs itself on purpose. */
     public static final String FAULT_FREEZE_POINTS = "fault.injection.freeze.points";
-    public static final String KAFKA_PREFIX = "kafka.";
+    public static final String KAFKA_PREFIX = KafkaClientConfig.KAFKA_PREFIX;
 
     public static final ConfigDef DEFINITION = new ConfigDef()
             .define(BOOTSTRAP_SERVERS, Type.LIST, ConfigDef.NO_DEFAULT_VALUE, ConfigDef.ValidList.anyNonDuplicateValues(false, false), Importance.HIGH,
@@ -78,6 +79,7 @@ public final class SinkConfig extends AbstractConfig {
 
     static {
         S3Config.define(DEFINITION);
+        KafkaClientConfig.define(DEFINITION);
     }
 
     public SinkConfig(Map<?, ?> settings) {
@@ -114,13 +116,18 @@ public final class SinkConfig extends AbstractConfig {
         return String.join(",", getList(BOOTSTRAP_SERVERS));
     }
 
+    /** Security and {@code kafka.*} settings for every Kafka client of the process (see {@link KafkaClientConfig}). */
+    public Map<String, Object> kafkaClientSettings() {
+        return KafkaClientConfig.clientSettings(this);
+    }
+
     /** Consumer properties: read only committed transactions, commit offsets ourselves, start at the beginning. */
     public Properties consumerProperties() {
         Properties props = new Properties();
         props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers());
         props.put(ConsumerConfig.GROUP_ID_CONFIG, getString(GROUP_ID));
         props.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 2000);
-        props.putAll(originalsWithPrefix(KAFKA_PREFIX));
+        props.putAll(kafkaClientSettings());
         // Fixed: ingest-app writes transactionally and offsets may only move after a durable commit.
         props.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
         props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);

@@ -1,0 +1,164 @@
+package io.shardflow.stack;
+
+import java.io.IOException;
+import java.io.Reader;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.SecureRandom;
+import java.util.Base64;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+
+/**
+ * The key material of a secure stack, in {@code <workDir>/secure} (owner-only): a local CA
+ * ({@code ca.pem}), the broker's key store, and per principal a key store, a SCRAM password and two
+ * client properties files ({@link StackPrincipal#scramClientConfig}, {@link StackPrincipal#mtlsClientConfig}).
+ * Made once per work dir and reused by every restart. Passwords live only in owner-only files:
+ * never in a command line, a log or {@code stack.json}.
+ */
+final class StackSecurity {
+
+    /** CN of the broker's certificate: the principal of inter-broker and controller connections. */
+    static final String BROKER_PRINCIPAL = "shardflow-broker";
+    private static final String SECRETS = "secrets.properties";
+    private static final String BROKER_KEYSTORE_PASSWORD = "broker.keystore.password";
+    private static final String SCRAM_MECHANISM = "SCRAM-SHA-512";
+
+    private final Path dir;
+    private final Properties secrets;
+
+    private StackSecurity(Path dir, Properties secrets) {
+        this.dir = dir;
+        this.secrets = secrets;
+    }
+
+    /** Loads the material of {@code workDir}, making it first if this work dir has none. */
+    static StackSecurity prepare(Path workDir) {
+        Path dir = OwnerOnlyFiles.directory(workDir.resolve("secure"));
+        if (!Files.exists(dir.resolve(SECRETS))) {
+            generate(dir);
+        }
+        Properties secrets = new Properties();
+        try (Reader reader = Files.newBufferedReader(dir.resolve(SECRETS))) {
+            secrets.load(reader);
+        } catch (IOException e) {
+            throw new StackException("cannot read " + dir.resolve(SECRETS), e);
+        }
+        return new StackSecurity(dir, secrets);
+    }
+
+    private static void generate(Path dir) {
+        StackCertificates ca = StackCertificates.newAuthority("shardflow-local-ca");
+        Path clients = OwnerOnlyFiles.directory(dir.resolve("clients"));
+        OwnerOnlyFiles.write(dir.resolve("ca.pem"), StackCertificates.pem(ca.authority()));
+        Properties secrets = new Properties();
+        String brokerPassword = newPassword();
+        secrets.setProperty(BROKER_KEYSTORE_PASSWORD, brokerPassword);
+        OwnerOnlyFiles.write(dir.resolve("broker.p12"), StackCertificates.keyStore(ca.server(BROKER_PRINCIPAL), brokerPassword.toCharArray()));
+        // The broker's certificate and key as PEM too: an S3 server serving TLS can use them as they are.
+        StackCertificates.Identity s3 = ca.server("shardflow-s3");
+        OwnerOnlyFiles.write(dir.resolve("s3-public.crt"), StackCertificates.pem(s3.certificate()));
+        OwnerOnlyFiles.write(dir.resolve("s3-private.key"), StackCertificates.pem(s3.key()));
+        for (StackPrincipal principal : StackPrincipal.values()) {
+            String keyStorePassword = newPassword();
+            String scramPassword = newPassword();
+            secrets.setProperty(scramKey(principal), scramPassword);
+            Path keyStore = clients.resolve(principal.id() + ".p12");
+            OwnerOnlyFiles.write(keyStore, StackCertificates.keyStore(ca.client(principal.id()), keyStorePassword.toCharArray()));
+            OwnerOnlyFiles.write(principal.scramClientConfig(clients), lines(List.of(
+                    "security.protocol=SASL_SSL",
+                    "sasl.mechanism=" + SCRAM_MECHANISM,
+                    "sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required username=\""
+                            + principal.id() + "\" password=\"" + scramPassword + "\";",
+                    "ssl.truststore.type=PEM",
+                    "ssl.truststore.location=" + dir.resolve("ca.pem"))));
+            OwnerOnlyFiles.write(principal.mtlsClientConfig(clients), lines(List.of(
+                    "security.protocol=SSL",
+                    "ssl.keystore.type=PKCS12",
+                    "ssl.keystore.location=" + keyStore,
+                    "ssl.keystore.password=" + keyStorePassword,
+                    "ssl.key.password=" + keyStorePassword,
+                    "ssl.truststore.type=PEM",
+                    "ssl.truststore.location=" + dir.resolve("ca.pem"))));
+        }
+        // Last: its presence means the material is complete.
+        StringBuilder text = new StringBuilder();
+        secrets.forEach((key, value) -> text.append(key).append('=').append(value).append('\n'));
+        OwnerOnlyFiles.write(dir.resolve(SECRETS), text.toString());
+    }
+
+    Path clientDir() {
+        return dir.resolve("clients");
+    }
+
+    Path caFile() {
+        return dir.resolve("ca.pem");
+    }
+
+    Path s3CertificateDir() {
+        return dir;
+    }
+
+    /** SCRAM password of each principal, to create the users on the broker. */
+    Map<StackPrincipal, String> scramPasswords() {
+        Map<StackPrincipal, String> passwords = new EnumMap<>(StackPrincipal.class);
+        for (StackPrincipal principal : StackPrincipal.values()) {
+            passwords.put(principal, secrets.getProperty(scramKey(principal)));
+        }
+        return passwords;
+    }
+
+    /**
+     * server.properties lines: SASL_SSL (SCRAM-SHA-512) for clients with passwords, SSL with
+     * required client certificates (mTLS) for clients with certificates, inter-broker traffic and
+     * the controller; the standard authorizer denying whatever no ACL allows.
+     */
+    List<String> brokerProperties(int saslPort, int mtlsPort, int controllerPort) {
+        String host = StackPorts.HOST;
+        String brokerPassword = secrets.getProperty(BROKER_KEYSTORE_PASSWORD);
+        return List.of(
+                "listeners=SASL_SSL://" + host + ":" + saslPort + ",SSL://" + host + ":" + mtlsPort
+                        + ",CONTROLLER://" + host + ":" + controllerPort,
+                "advertised.listeners=SASL_SSL://" + host + ":" + saslPort + ",SSL://" + host + ":" + mtlsPort,
+                "listener.security.protocol.map=SASL_SSL:SASL_SSL,SSL:SSL,CONTROLLER:SSL",
+                "inter.broker.listener.name=SSL",
+                "controller.listener.names=CONTROLLER",
+                "sasl.enabled.mechanisms=" + SCRAM_MECHANISM,
+                "listener.name.sasl_ssl.scram-sha-512.sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required;",
+                "ssl.keystore.type=PKCS12",
+                "ssl.keystore.location=" + dir.resolve("broker.p12"),
+                "ssl.keystore.password=" + brokerPassword,
+                "ssl.key.password=" + brokerPassword,
+                "ssl.truststore.type=PEM",
+                "ssl.truststore.location=" + caFile(),
+                "listener.name.ssl.ssl.client.auth=required",
+                "listener.name.controller.ssl.client.auth=required",
+                // A certificate's principal is its CN, the same name as the SCRAM user: one set of ACLs for both.
+                "ssl.principal.mapping.rules=RULE:^CN=([^,]+).*$/$1/,DEFAULT",
+                "authorizer.class.name=org.apache.kafka.metadata.authorizer.StandardAuthorizer",
+                "allow.everyone.if.no.acl.found=false",
+                "super.users=User:" + BROKER_PRINCIPAL + ";" + StackPrincipal.ADMIN.kafkaPrincipal());
+    }
+
+    /** The admin's mTLS client settings: it can create users before any SCRAM user exists. */
+    Map<String, Object> adminClientSettings() {
+        return KafkaClientFiles.load(StackPrincipal.ADMIN.mtlsClientConfig(clientDir()));
+    }
+
+    private static String scramKey(StackPrincipal principal) {
+        return "scram." + principal.id();
+    }
+
+    private static String newPassword() {
+        byte[] bytes = new byte[18];
+        new SecureRandom().nextBytes(bytes);
+        return Base64.getUrlEncoder().withoutPadding().encodeToString(bytes);
+    }
+
+    private static String lines(List<String> lines) {
+        return "# Written by io.shardflow.stack for a local secure stack; holds secrets, keep it owner-only.\n"
+                + String.join("\n", lines) + "\n";
+    }
+}
