@@ -40,6 +40,7 @@ public final class PipelineSettings {
         settings.put("s3.access.key", stack.s3AccessKey());
         settings.put("s3.secret.key", stack.s3SecretKey());
         settings.put("s3.bucket", stack.bucket());
+        stack.s3CaBundle().ifPresent(ca -> settings.put("s3.ca.bundle", ca));
         return settings;
     }
 }

@@ -9,7 +9,7 @@ import java.util.Optional;
 
 /** The endpoints of a running stack, from the live object or from its state file. */
 public record StackEndpoints(String bootstrapServers, String registryUrl, String s3Endpoint, String s3AccessKey,
-                             String s3SecretKey, String bucket, Path clientConfigDir) {
+                             String s3SecretKey, String bucket, Path clientConfigDir, Path caCertificate) {
 
     /** Never prints the secret key. */
     @Override
@@ -32,9 +32,14 @@ public record StackEndpoints(String bootstrapServers, String registryUrl, String
         return clientConfig(StackPrincipal.EDGE);
     }
 
-    /** The object-store settings of this stack. */
+    /** The object-store settings of this stack; an https endpoint (a secure stack's MinIO) trusts the stack's CA. */
     public S3Settings s3Settings() {
-        return new S3Settings(s3Endpoint, s3AccessKey, s3SecretKey, bucket, "us-east-1");
+        return new S3Settings(s3Endpoint, s3AccessKey, s3SecretKey, bucket, "us-east-1", null, s3CaBundle().orElse(null));
+    }
+
+    /** The CA to trust for the S3 endpoint, when it serves TLS. */
+    public Optional<String> s3CaBundle() {
+        return s3Endpoint.startsWith("https:") && caCertificate != null ? Optional.of(caCertificate.toString()) : Optional.empty();
     }
 
     static Optional<StackEndpoints> read(Path stackDir) {
@@ -43,6 +48,7 @@ public record StackEndpoints(String bootstrapServers, String registryUrl, String
 
     public static StackEndpoints of(StackState state) {
         return new StackEndpoints(state.bootstrapServers(), state.registryUrl(), state.s3Endpoint(), state.s3AccessKey(),
-                state.s3SecretKey(), state.bucket(), state.clientConfigDir() == null ? null : Path.of(state.clientConfigDir()));
+                state.s3SecretKey(), state.bucket(), state.clientConfigDir() == null ? null : Path.of(state.clientConfigDir()),
+                state.caCertificate() == null ? null : Path.of(state.caCertificate()));
     }
 }

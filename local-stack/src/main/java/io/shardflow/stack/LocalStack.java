@@ -53,7 +53,7 @@ public final class LocalStack implements AutoCloseable {
         this.security = config.secure() ? StackSecurity.prepare(dir) : null;
         this.broker = new KafkaBrokerProcess(dir, config.detached(), tools, ports, security);
         this.registry = new ApicurioRegistryProcess(dir, config.detached(), tools, ports.registry());
-        this.s3 = S3ServerProcess.create(config, tools, ports);
+        this.s3 = S3ServerProcess.create(config, tools, ports, security);
         this.servers = new EnumMap<>(Map.of(Role.BROKER, broker, Role.REGISTRY, registry, Role.S3, s3));
         this.shutdownHook = config.detached() ? null : new Thread(this::stopAllQuietly, "shardflow-stack-shutdown");
         this.spawner = config.detached() ? null : Executors.newSingleThreadExecutor(runnable -> {
@@ -114,7 +114,7 @@ public final class LocalStack implements AutoCloseable {
         StackResources.createTopics(broker.adminBootstrapServers(), broker.adminClientSettings(), config.topics(),
                 config.startTimeout());
         s3.awaitReady(config.startTimeout());
-        StackResources.createBucket(s3Endpoint(), s3AccessKey(), s3SecretKey(), bucket(), config.startTimeout());
+        StackResources.createBucket(s3Endpoint(), s3AccessKey(), s3SecretKey(), s3.caFile(), bucket(), config.startTimeout());
         registry.awaitReady(config.startTimeout());
     }
 
@@ -238,7 +238,7 @@ public final class LocalStack implements AutoCloseable {
         return new StackState(StackState.FORMAT_VERSION, config.workDir().toString(), config.s3Kind(),
                 config.detached(), bucket(), bootstrapServers(), registryUrl(), s3Endpoint(), s3AccessKey(),
                 s3SecretKey(), ports, recorded, broker.mtlsBootstrapServers(),
-                clientConfigDir().map(Path::toString).orElse(null));
+                clientConfigDir().map(Path::toString).orElse(null), caCertificate().map(Path::toString).orElse(null));
     }
 
     /**

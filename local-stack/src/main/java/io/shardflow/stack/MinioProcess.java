@@ -7,17 +7,29 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 
-/** MinIO in single-drive mode, both its API and console bound to 127.0.0.1. */
+/**
+ * MinIO in single-drive mode, both its API and console bound to 127.0.0.1. On a secure stack it
+ * serves https with a certificate from the stack's CA (its {@code --certs-dir} holds
+ * {@code public.crt} and {@code private.key}).
+ */
 final class MinioProcess extends S3ServerProcess {
 
     private final Path binary;
     private final int consolePort;
+    /** Null: plain HTTP. */
+    private final StackSecurity security;
 
     MinioProcess(Path stackDir, boolean detached, Path binary, int port, int consolePort, String accessKey,
-            String secretKey) {
+            String secretKey, StackSecurity security) {
         super(stackDir, detached, port, accessKey, secretKey);
         this.binary = binary;
         this.consolePort = consolePort;
+        this.security = security;
+    }
+
+    @Override
+    Path caFile() {
+        return security == null ? null : security.caFile();
     }
 
     @Override
@@ -37,16 +49,27 @@ final class MinioProcess extends S3ServerProcess {
 
     @Override
     boolean isReady() {
-        return probe(endpoint());
+        return probe(endpoint(), caFile());
     }
 
-    static boolean probe(String endpoint) {
-        return Probes.httpStatus(URI.create(endpoint + "/minio/health/live")) == 200;
+    /** @param caFile the CA to trust when {@code endpoint} is https; null for plain HTTP */
+    static boolean probe(String endpoint, Path caFile) {
+        return Probes.httpStatus(URI.create(endpoint + "/minio/health/live"), caFile) == 200;
     }
 
     @Override
     protected void prepare() throws IOException {
         Files.createDirectories(dataDir());
+        Path certs = serverDir().resolve("certs");
+        if (security != null) {
+            OwnerOnlyFiles.directory(certs);
+            OwnerOnlyFiles.write(certs.resolve("public.crt"), Files.readAllBytes(security.s3Certificate()));
+            OwnerOnlyFiles.write(certs.resolve("private.key"), Files.readAllBytes(security.s3PrivateKey()));
+        } else {
+            // a plain start after a secure one in the same work dir serves plain HTTP again
+            Files.deleteIfExists(certs.resolve("public.crt"));
+            Files.deleteIfExists(certs.resolve("private.key"));
+        }
     }
 
     @Override

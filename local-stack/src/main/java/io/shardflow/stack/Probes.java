@@ -7,6 +7,7 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Properties;
@@ -45,9 +46,16 @@ final class Probes {
 
     /** The HTTP status of a GET, or -1 when nothing answered. */
     static int httpStatus(URI uri) {
+        return httpStatus(uri, null);
+    }
+
+    /** @param caFile the only CA trusted for an https {@code uri}; null for plain HTTP */
+    static int httpStatus(URI uri, Path caFile) {
         HttpRequest request = HttpRequest.newBuilder(uri).timeout(TIMEOUT).GET().build();
+        HttpClient client = caFile == null ? HTTP : HttpClient.newBuilder().proxy(HttpClient.Builder.NO_PROXY)
+                .connectTimeout(TIMEOUT).sslContext(StackCertificates.trusting(caFile)).build();
         try {
-            return HTTP.send(request, HttpResponse.BodyHandlers.discarding()).statusCode();
+            return client.send(request, HttpResponse.BodyHandlers.discarding()).statusCode();
         } catch (IOException e) {
             return -1;
         } catch (InterruptedException e) {

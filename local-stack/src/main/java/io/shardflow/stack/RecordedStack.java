@@ -135,7 +135,8 @@ public final class RecordedStack {
             case REGISTRY:
                 return ApicurioRegistryProcess.probe(state.registryUrl());
             case S3:
-                return state.s3Kind() == S3Kind.MINIO ? MinioProcess.probe(state.s3Endpoint())
+                return state.s3Kind() == S3Kind.MINIO
+                        ? MinioProcess.probe(state.s3Endpoint(), state.caCertificate() == null ? null : Path.of(state.caCertificate()))
                         : S3ProxyProcess.probe(state.s3Endpoint());
             default:
                 throw new IllegalArgumentException("unknown role " + role);

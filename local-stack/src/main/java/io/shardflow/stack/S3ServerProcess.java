@@ -19,7 +19,12 @@ abstract class S3ServerProcess extends ServerProcess {
     }
 
     final String endpoint() {
-        return "http://" + StackPorts.HOST + ":" + port;
+        return (caFile() != null ? "https://" : "http://") + StackPorts.HOST + ":" + port;
+    }
+
+    /** The CA whose certificate the server presents when it serves TLS; null when it serves plain HTTP. */
+    Path caFile() {
+        return null;
     }
 
     final int port() {
@@ -49,14 +54,15 @@ abstract class S3ServerProcess extends ServerProcess {
         return Map.of("s3", port);
     }
 
-    static S3ServerProcess create(StackConfig config, ToolPaths tools, StackPorts ports) {
+    /** @param security a secure stack's material: MinIO then serves TLS with a certificate of its CA; null for plain HTTP */
+    static S3ServerProcess create(StackConfig config, ToolPaths tools, StackPorts ports, StackSecurity security) {
         switch (config.s3Kind()) {
             case S3PROXY:
                 return new S3ProxyProcess(config.workDir(), config.detached(), tools.s3proxyJar(), ports.s3(),
                         config.s3AccessKey(), config.s3SecretKey());
             case MINIO:
                 return new MinioProcess(config.workDir(), config.detached(), tools.requireMinio(), ports.s3(),
-                        ports.s3Console(), config.s3AccessKey(), config.s3SecretKey());
+                        ports.s3Console(), config.s3AccessKey(), config.s3SecretKey(), security);
             default:
                 throw new IllegalArgumentException("unknown S3 kind " + config.s3Kind());
         }

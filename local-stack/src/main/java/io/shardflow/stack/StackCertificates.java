@@ -2,6 +2,7 @@ package io.shardflow.stack;
 
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.io.InputStream;
 import java.io.StringWriter;
 import java.math.BigInteger;
 import java.security.GeneralSecurityException;
@@ -10,11 +11,16 @@ import java.security.KeyPairGenerator;
 import java.security.KeyStore;
 import java.security.PrivateKey;
 import java.security.SecureRandom;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.security.cert.Certificate;
+import java.security.cert.CertificateFactory;
 import java.security.cert.X509Certificate;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Date;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.TrustManagerFactory;
 import org.bouncycastle.asn1.x500.X500Name;
 import org.bouncycastle.asn1.x509.BasicConstraints;
 import org.bouncycastle.asn1.x509.ExtendedKeyUsage;
@@ -28,6 +34,8 @@ import org.bouncycastle.cert.X509v3CertificateBuilder;
 import org.bouncycastle.cert.jcajce.JcaX509CertificateConverter;
 import org.bouncycastle.cert.jcajce.JcaX509v3CertificateBuilder;
 import org.bouncycastle.openssl.jcajce.JcaPEMWriter;
+import org.bouncycastle.openssl.jcajce.JcaPKCS8Generator;
+import org.bouncycastle.util.io.pem.PemGenerationException;
 import org.bouncycastle.operator.OperatorCreationException;
 import org.bouncycastle.operator.jcajce.JcaContentSignerBuilder;
 
@@ -108,6 +116,34 @@ final class StackCertificates {
             return out.toByteArray();
         } catch (IOException | GeneralSecurityException e) {
             throw new StackException("cannot build a key store", e);
+        }
+    }
+
+    /** An SSL context trusting only the CA certificates in {@code pemFile}. */
+    static SSLContext trusting(Path pemFile) {
+        try (InputStream in = Files.newInputStream(pemFile)) {
+            KeyStore trusted = KeyStore.getInstance(KeyStore.getDefaultType());
+            trusted.load(null, null);
+            int n = 0;
+            for (Certificate certificate : CertificateFactory.getInstance("X.509").generateCertificates(in)) {
+                trusted.setCertificateEntry("ca-" + n++, certificate);
+            }
+            TrustManagerFactory factory = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
+            factory.init(trusted);
+            SSLContext context = SSLContext.getInstance("TLS");
+            context.init(null, factory.getTrustManagers(), null);
+            return context;
+        } catch (IOException | GeneralSecurityException e) {
+            throw new StackException("cannot trust the CA in " + pemFile, e);
+        }
+    }
+
+    /** {@code key} as unencrypted PKCS#8 ({@code BEGIN PRIVATE KEY}), the form Go's TLS (MinIO) reads. */
+    static Object pkcs8(PrivateKey key) {
+        try {
+            return new JcaPKCS8Generator(key, null);
+        } catch (PemGenerationException e) {
+            throw new StackException("cannot encode a private key", e);
         }
     }
 

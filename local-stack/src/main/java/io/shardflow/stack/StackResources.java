@@ -3,6 +3,10 @@ package io.shardflow.stack;
 import io.minio.BucketExistsArgs;
 import io.minio.MakeBucketArgs;
 import io.minio.MinioClient;
+import io.minio.http.HttpUtils;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.security.GeneralSecurityException;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -97,13 +101,21 @@ final class StackResources {
         }
     }
 
-    static void createBucket(String endpoint, String accessKey, String secretKey, String bucket, Duration timeout) {
+    /** @param caFile the CA to trust when {@code endpoint} is https; null for plain HTTP */
+    static void createBucket(String endpoint, String accessKey, String secretKey, Path caFile, String bucket, Duration timeout) {
         // Our own OkHttpClient so its threads can be shut down: minio-java's async calls leave
         // non-daemon dispatcher threads that would keep a CLI's JVM alive for a minute.
         OkHttpClient http = new OkHttpClient.Builder()
                 .connectTimeout(Duration.ofSeconds(5))
                 .readTimeout(Duration.ofSeconds(30))
                 .build();
+        if (caFile != null) {
+            try {
+                http = HttpUtils.enableExternalCertificates(http, caFile.toString());
+            } catch (IOException | GeneralSecurityException e) {
+                throw new StackException("cannot trust the CA in " + caFile, e);
+            }
+        }
         try {
             // region set: otherwise the client first asks the server for the bucket's location
             MinioClient client = MinioClient.builder().endpoint(endpoint).credentials(accessKey, secretKey)

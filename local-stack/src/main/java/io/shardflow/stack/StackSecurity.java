@@ -57,10 +57,10 @@ final class StackSecurity {
         String brokerPassword = newPassword();
         secrets.setProperty(BROKER_KEYSTORE_PASSWORD, brokerPassword);
         OwnerOnlyFiles.write(dir.resolve("broker.p12"), StackCertificates.keyStore(ca.server(BROKER_PRINCIPAL), brokerPassword.toCharArray()));
-        // The broker's certificate and key as PEM too: an S3 server serving TLS can use them as they are.
+        // PEM, as MinIO takes them in its certs dir.
         StackCertificates.Identity s3 = ca.server("shardflow-s3");
         OwnerOnlyFiles.write(dir.resolve("s3-public.crt"), StackCertificates.pem(s3.certificate()));
-        OwnerOnlyFiles.write(dir.resolve("s3-private.key"), StackCertificates.pem(s3.key()));
+        OwnerOnlyFiles.write(dir.resolve("s3-private.key"), StackCertificates.pem(StackCertificates.pkcs8(s3.key())));
         for (StackPrincipal principal : StackPrincipal.values()) {
             String keyStorePassword = newPassword();
             String scramPassword = newPassword();
@@ -97,8 +97,13 @@ final class StackSecurity {
         return dir.resolve("ca.pem");
     }
 
-    Path s3CertificateDir() {
-        return dir;
+    /** A certificate for an S3 server on 127.0.0.1 (PEM), and its key. */
+    Path s3Certificate() {
+        return dir.resolve("s3-public.crt");
+    }
+
+    Path s3PrivateKey() {
+        return dir.resolve("s3-private.key");
     }
 
     /** SCRAM password of each principal, to create the users on the broker. */

@@ -24,6 +24,8 @@ import java.util.Optional;
  * @param mtlsBootstrapServers the SSL listener that requires client certificates; null on a plain stack
  * @param clientConfigDir      a secure stack's client properties files, one pair per
  *                             {@link StackPrincipal}; null on a plain stack
+ * @param caCertificate        PEM of the CA a secure stack's broker and MinIO certificates come from;
+ *                             null on a plain stack
  */
 @JsonIgnoreProperties(ignoreUnknown = true)
 public record StackState(
@@ -40,7 +42,8 @@ public record StackState(
         StackPorts ports,
         Map<Role, ServerState> servers,
         String mtlsBootstrapServers,
-        String clientConfigDir) {
+        String clientConfigDir,
+        String caCertificate) {
 
     public static final String FILE_NAME = "stack.json";
     static final int FORMAT_VERSION = 1;

@@ -7,6 +7,7 @@ import io.minio.MakeBucketArgs;
 import io.minio.MinioAsyncClient;
 import io.minio.StatObjectArgs;
 import io.minio.StatObjectResponse;
+import io.minio.http.HttpUtils;
 import io.minio.messages.Contents;
 import io.minio.messages.ListBucketResultV2;
 import io.minio.messages.Prefix;
@@ -15,11 +16,13 @@ import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.security.GeneralSecurityException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import okhttp3.OkHttpClient;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -72,16 +75,32 @@ public final class S3ObjectStore implements ObjectStore, AutoCloseable {
         this.multipart = new MultipartPut(this, s3, bucket, region, partSize, true);
     }
 
-    /** Builds a client from settings with bounded HTTP timeouts (minio's default is 5 minutes). */
+    /**
+     * Builds a client from settings with bounded HTTP timeouts (minio's default is 5 minutes),
+     * credentials from {@link S3Credentials}, and the settings' CA bundle trusted by this client only.
+     */
     public static S3ObjectStore connect(S3Settings settings) {
-        MinioAsyncClient client = MinioAsyncClient.builder()
+        MinioAsyncClient.Builder builder = MinioAsyncClient.builder()
                 .endpoint(settings.endpoint())
-                .credentials(settings.accessKey(), settings.secretKey())
-                .region(settings.region())
-                .build();
+                .credentialsProvider(S3Credentials.provider(settings, System.getenv()))
+                .region(settings.region());
+        if (!S3Settings.blank(settings.caBundle())) {
+            builder.httpClient(trusting(settings.caBundle()), true);
+        }
+        MinioAsyncClient client = builder.build();
         client.setTimeout(Duration.ofSeconds(10).toMillis(), Duration.ofSeconds(60).toMillis(),
                 Duration.ofSeconds(60).toMillis());
         return new S3ObjectStore(client, settings.bucket(), settings.region(), DEFAULT_PART_SIZE, true);
+    }
+
+    /** An HTTP client that trusts exactly the CAs in {@code pemFile}. */
+    static OkHttpClient trusting(String pemFile) {
+        try {
+            return HttpUtils.enableExternalCertificates(HttpUtils.newDefaultHttpClient(Duration.ofSeconds(10).toMillis(),
+                    Duration.ofSeconds(60).toMillis(), Duration.ofSeconds(60).toMillis()), pemFile);
+        } catch (IOException | GeneralSecurityException e) {
+            throw new IllegalArgumentException("S3 CA bundle " + pemFile + " cannot be used: " + e.getMessage(), e);
+        }
     }
 
     @Override
