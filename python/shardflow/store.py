@@ -10,7 +10,7 @@ import os
 import shutil
 import tempfile
 import threading
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, fields, replace
 from typing import BinaryIO, Iterator, Mapping, Optional, Union
 from urllib.parse import urlparse
 
@@ -41,28 +41,42 @@ class ObjectStore:
 
 @dataclass(frozen=True)
 class S3Settings:
-    """Where the bucket is. Unset fields come from the environment, see :func:`S3Settings.from_env`."""
+    """Where the bucket is. Unset fields come from the environment, see :func:`S3Settings.from_env`.
+
+    ``session_token`` goes with temporary credentials; ``ca_bundle`` is a PEM file of the CAs trusted
+    for an https endpoint (this client only). Secrets never appear in ``repr``.
+    """
 
     endpoint: Optional[str] = None
     access_key: Optional[str] = None
-    secret_key: Optional[str] = None
+    secret_key: Optional[str] = field(default=None, repr=False)
     region: Optional[str] = None
+    session_token: Optional[str] = field(default=None, repr=False)
+    ca_bundle: Optional[str] = None
 
     @staticmethod
     def from_env(env: Optional[Mapping[str, str]] = None) -> "S3Settings":
-        """``SHARDFLOW_S3_ENDPOINT`` / ``_ACCESS_KEY`` / ``_SECRET_KEY`` / ``_REGION``, else the standard
+        """``SHARDFLOW_S3_ENDPOINT`` / ``_ACCESS_KEY`` / ``_SECRET_KEY`` (or ``_SECRET_KEY_FILE``, a file
+        holding it) / ``_SESSION_TOKEN`` / ``_CA_BUNDLE`` / ``_REGION``, else the standard
         ``AWS_ENDPOINT_URL_S3``, ``AWS_ENDPOINT_URL``, ``AWS_ACCESS_KEY_ID``, ``AWS_SECRET_ACCESS_KEY``,
-        ``AWS_REGION``, ``AWS_DEFAULT_REGION``; whatever is still unset is left to boto3's own chain."""
+        ``AWS_SESSION_TOKEN``, ``AWS_CA_BUNDLE``, ``AWS_REGION``, ``AWS_DEFAULT_REGION``; whatever is
+        still unset is left to boto3's own chain (profile file, web identity token, ...)."""
         env = os.environ if env is None else env
 
         def first(*names):
             return next((env[n] for n in names if env.get(n)), None)
 
+        secret_key = first("SHARDFLOW_S3_SECRET_KEY")
+        if secret_key is None and env.get("SHARDFLOW_S3_SECRET_KEY_FILE"):
+            with open(env["SHARDFLOW_S3_SECRET_KEY_FILE"], encoding="utf-8") as f:
+                secret_key = f.read().strip()
         return S3Settings(
             endpoint=first("SHARDFLOW_S3_ENDPOINT", "AWS_ENDPOINT_URL_S3", "AWS_ENDPOINT_URL"),
             access_key=first("SHARDFLOW_S3_ACCESS_KEY", "AWS_ACCESS_KEY_ID"),
-            secret_key=first("SHARDFLOW_S3_SECRET_KEY", "AWS_SECRET_ACCESS_KEY"),
-            region=first("SHARDFLOW_S3_REGION", "AWS_REGION", "AWS_DEFAULT_REGION"))
+            secret_key=secret_key or first("AWS_SECRET_ACCESS_KEY"),
+            region=first("SHARDFLOW_S3_REGION", "AWS_REGION", "AWS_DEFAULT_REGION"),
+            session_token=first("SHARDFLOW_S3_SESSION_TOKEN", "AWS_SESSION_TOKEN"),
+            ca_bundle=first("SHARDFLOW_S3_CA_BUNDLE", "AWS_CA_BUNDLE"))
 
     def over(self, fallback: "S3Settings") -> "S3Settings":
         """These settings, with the unset ones taken from ``fallback``."""
@@ -106,7 +120,8 @@ class S3Store(ObjectStore):
                                     connect_timeout=10, read_timeout=60, max_pool_connections=16)
                     client = boto3.session.Session().client(
                         "s3", endpoint_url=s.endpoint, aws_access_key_id=s.access_key,
-                        aws_secret_access_key=s.secret_key, region_name=s.region or "us-east-1", config=config)
+                        aws_secret_access_key=s.secret_key, aws_session_token=s.session_token,
+                        region_name=s.region or "us-east-1", verify=s.ca_bundle, config=config)
                     # boto3 1.26 has no IfNoneMatch parameter: add the header to every PutObject, which
                     # this store only issues from put_if_absent.
                     client.meta.events.register("before-sign.s3.PutObject", _if_none_match)
@@ -243,9 +258,10 @@ def open_store(uri: str, s3: Union[None, ObjectStore, S3Settings, Mapping[str, s
     elif isinstance(s3, S3Settings):
         settings = s3
     elif isinstance(s3, Mapping):
-        unknown = set(s3) - {"endpoint", "access_key", "secret_key", "region"}
+        known = [f.name for f in fields(S3Settings)]
+        unknown = set(s3) - set(known)
         if unknown:
-            raise ValueError(f"unknown s3 settings {sorted(unknown)}; use endpoint, access_key, secret_key, region")
+            raise ValueError(f"unknown s3 settings {sorted(unknown)}; use {', '.join(known)}")
         settings = S3Settings(**s3)
     else:
         raise TypeError(f"s3 must be an ObjectStore, S3Settings or a dict of settings, not {type(s3).__name__}")

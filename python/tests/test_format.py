@@ -99,6 +99,8 @@ def test_should_name_the_dataset_when_it_does_not_exist(built):
 
 def test_should_take_s3_settings_from_arguments_then_shardflow_then_aws_variables(monkeypatch):
     for name in ("SHARDFLOW_S3_ENDPOINT", "SHARDFLOW_S3_ACCESS_KEY", "SHARDFLOW_S3_SECRET_KEY", "SHARDFLOW_S3_REGION",
+                 "SHARDFLOW_S3_SECRET_KEY_FILE", "SHARDFLOW_S3_SESSION_TOKEN", "SHARDFLOW_S3_CA_BUNDLE",
+                 "AWS_SESSION_TOKEN", "AWS_CA_BUNDLE",
                  "AWS_ENDPOINT_URL_S3", "AWS_ENDPOINT_URL", "AWS_REGION", "AWS_DEFAULT_REGION"):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("AWS_ACCESS_KEY_ID", "aws-key")
@@ -112,3 +114,28 @@ def test_should_take_s3_settings_from_arguments_then_shardflow_then_aws_variable
         open_store("s3://bucket/some/prefix")
     with pytest.raises(ValueError, match="unknown s3 settings"):
         open_store("s3://bucket", {"endpoint_url": "x"})
+
+
+def test_should_take_the_secret_from_a_file_honour_session_tokens_and_trust_the_ca_bundle(monkeypatch, tmp_path):
+    secret = tmp_path / "s3-secret"
+    secret.write_text("file-secret\n")
+    ca = tmp_path / "ca.pem"
+    ca.write_text("-----BEGIN CERTIFICATE-----\n")
+    for name in ("SHARDFLOW_S3_SECRET_KEY", "SHARDFLOW_S3_SESSION_TOKEN", "SHARDFLOW_S3_CA_BUNDLE", "AWS_SECRET_ACCESS_KEY"):
+        monkeypatch.delenv(name, raising=False)
+    env = {"SHARDFLOW_S3_ENDPOINT": "https://127.0.0.1:9", "SHARDFLOW_S3_ACCESS_KEY": "ak",
+           "SHARDFLOW_S3_SECRET_KEY_FILE": str(secret), "AWS_SESSION_TOKEN": "session-secret",
+           "SHARDFLOW_S3_CA_BUNDLE": str(ca)}
+
+    settings = S3Settings.from_env(env)
+
+    assert settings.secret_key == "file-secret"
+    assert settings.session_token == "session-secret"
+    assert settings.ca_bundle == str(ca)
+    assert "file-secret" not in repr(settings) and "session-secret" not in repr(settings)
+    client = open_store("s3://bucket", {"secret_key": settings.secret_key, "session_token": settings.session_token,
+                                        "ca_bundle": settings.ca_bundle, "endpoint": settings.endpoint,
+                                        "access_key": "ak"}).client
+    credentials = client._request_signer._credentials
+    assert (credentials.access_key, credentials.secret_key, credentials.token) == ("ak", "file-secret", "session-secret")
+    assert client._endpoint.http_session._verify == str(ca)

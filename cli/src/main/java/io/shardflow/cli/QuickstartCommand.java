@@ -115,7 +115,7 @@ final class QuickstartCommand implements Callable<Integer> {
             } else {
                 out.printf("the stack keeps running (stop it with 'bin/shardflow stack down'); to read demo/v1 from Python "
                         + "(README, 'Training on it'):%n  export SHARDFLOW_S3_ENDPOINT=%s SHARDFLOW_S3_ACCESS_KEY=%s "
-                        + "SHARDFLOW_S3_SECRET_KEY=%s%n", stack.s3Endpoint(), stack.s3AccessKey(), stack.s3SecretKey());
+                        + "SHARDFLOW_S3_SECRET_KEY_FILE=%s%n", stack.s3Endpoint(), stack.s3AccessKey(), stack.s3SecretKeyFile());
             }
         }
     }

@@ -106,6 +106,7 @@ public final class LocalStack implements AutoCloseable {
         spawn(s3);
         spawn(broker);
         writeState(); // pids on disk as early as possible, so `down` can clean up a failed start
+        OwnerOnlyFiles.write(s3SecretKeyFile(), s3SecretKey());
         broker.awaitReady(config.startTimeout());
         if (security != null) {
             StackResources.withAdmin(broker.adminBootstrapServers(), broker.adminClientSettings(),
@@ -170,6 +171,18 @@ public final class LocalStack implements AutoCloseable {
 
     public String s3SecretKey() {
         return config.s3SecretKey();
+    }
+
+    /**
+     * An owner-only file holding the S3 secret key, for clients that take it from a file
+     * ({@code SHARDFLOW_S3_SECRET_KEY_FILE}) so it never appears in a command line or in output.
+     */
+    public Path s3SecretKeyFile() {
+        return secretKeyFile(config.workDir());
+    }
+
+    static Path secretKeyFile(Path workDir) {
+        return workDir.resolve("s3-secret-key");
     }
 
     public String bucket() {

@@ -96,7 +96,11 @@ public final class StackMain {
         out.println("SHARDFLOW_REGISTRY_URL=" + state.registryUrl());
         out.println("SHARDFLOW_S3_ENDPOINT=" + state.s3Endpoint());
         out.println("SHARDFLOW_S3_ACCESS_KEY=" + state.s3AccessKey());
+        out.println("SHARDFLOW_S3_SECRET_KEY_FILE=" + LocalStack.secretKeyFile(Path.of(state.workDir())));
         out.println("SHARDFLOW_S3_BUCKET=" + state.bucket());
+        if (state.caCertificate() != null && state.s3Endpoint().startsWith("https:")) {
+            out.println("SHARDFLOW_S3_CA_BUNDLE=" + state.caCertificate());
+        }
         out.println("SHARDFLOW_S3_KIND=" + state.s3Kind().name().toLowerCase(java.util.Locale.ROOT));
         out.println("SHARDFLOW_STACK_DIR=" + state.workDir());
         if (state.secure()) {

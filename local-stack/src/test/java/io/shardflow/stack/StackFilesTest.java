@@ -58,14 +58,18 @@ class StackFilesTest {
     @Test
     void shouldReadBackTheStateItWrote() throws Exception {
         StackState state = new StackState(StackState.FORMAT_VERSION, tmp.toString(), S3Kind.MINIO, true, "bucket",
-                "127.0.0.1:1", "http://127.0.0.1:2/apis/registry/v3", "http://127.0.0.1:3", "ak", "secret-key",
+                "127.0.0.1:1", "http://127.0.0.1:2/apis/registry/v3", "http://127.0.0.1:3", "ak", "pa55-w0rd-xyz",
                 new StackPorts(1, 4, 2, 3, 5, 6),
                 Map.of(Role.S3, new StackState.ServerState(42, Map.of("s3", 3, "console", 5), "s3.log")), null, null, null);
         state.write();
         assertThat(LocalStack.read(tmp)).contains(state);
         assertThat(Files.getPosixFilePermissions(tmp.resolve(StackState.FILE_NAME)))
                 .as("stack.json holds the S3 secret key").isEqualTo(PosixFilePermissions.fromString("rw-------"));
-        assertThat(state.toString()).doesNotContain("secret-key");
+        assertThat(state.toString()).doesNotContain("pa55-w0rd-xyz");
+        ByteArrayOutputStream printed = new ByteArrayOutputStream();
+        StackMain.printEndpoints(state, new PrintStream(printed, true, StandardCharsets.UTF_8));
+        assertThat(printed.toString(StandardCharsets.UTF_8)).contains("SHARDFLOW_S3_SECRET_KEY_FILE=")
+                .doesNotContain("pa55-w0rd-xyz");
         assertThat(LocalStack.read(tmp.resolve("elsewhere"))).isEmpty();
     }
 
