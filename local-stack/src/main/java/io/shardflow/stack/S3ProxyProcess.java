@@ -2,7 +2,6 @@ package io.shardflow.stack;
 
 import java.io.IOException;
 import java.net.URI;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -48,7 +47,8 @@ final class S3ProxyProcess extends S3ServerProcess {
     @Override
     protected void prepare() throws IOException {
         Files.createDirectories(dataDir());
-        Files.writeString(propertiesFile(), String.join(System.lineSeparator(),
+        // owner-only: it holds the S3 secret key
+        OwnerOnlyFiles.write(propertiesFile(), String.join(System.lineSeparator(),
                 "# Written by io.shardflow.stack.S3ProxyProcess at every start; edits are lost.",
                 "s3proxy.endpoint=" + endpoint(),
                 "s3proxy.authorization=aws-v2-or-v4",
@@ -56,7 +56,7 @@ final class S3ProxyProcess extends S3ServerProcess {
                 "s3proxy.credential=" + secretKey(),
                 "jclouds.provider=filesystem",
                 "jclouds.filesystem.basedir=" + dataDir(),
-                ""), StandardCharsets.UTF_8);
+                ""));
     }
 
     @Override
