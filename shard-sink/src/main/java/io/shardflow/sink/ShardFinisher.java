@@ -4,8 +4,6 @@ import io.shardflow.dataset.layout.ShardId;
 import io.shardflow.dataset.log.CommitResult;
 import io.shardflow.dataset.log.ShardEntry;
 import io.shardflow.sink.commit.ShardCommitter;
-import io.shardflow.sink.fault.CrashPoint;
-import io.shardflow.sink.fault.CrashPoints;
 import io.shardflow.sink.write.ShardBuilder;
 import io.shardflow.sink.write.ShardUploader;
 import java.util.ArrayList;
@@ -27,13 +25,13 @@ final class ShardFinisher {
     private final ShardBuilder builder;
     private final ShardUploader uploader;
     private final ShardCommitter committer;
-    private final CrashPoints crashPoints;
+    private final SinkHook hook;
 
-    ShardFinisher(ShardBuilder builder, ShardUploader uploader, ShardCommitter committer, CrashPoints crashPoints) {
+    ShardFinisher(ShardBuilder builder, ShardUploader uploader, ShardCommitter committer, SinkHook hook) {
         this.builder = builder;
         this.uploader = uploader;
         this.committer = committer;
-        this.crashPoints = crashPoints;
+        this.hook = hook;
     }
 
     /**
@@ -56,10 +54,10 @@ final class ShardFinisher {
                 entries.add(upload(p));
                 ids.add(p.shard);
             }
-            crashPoints.reach(CrashPoint.AFTER_UPLOAD);
+            hook.passed(SinkHook.Step.SHARDS_UPLOADED);
             ShardId first = group.get(0).shard;
             CommitResult result = committer.commit(first.dataset(), first.version(), entries, sourceOffsets.apply(ids));
-            crashPoints.reach(CrashPoint.AFTER_COMMIT);
+            hook.passed(SinkHook.Step.COMMIT_WRITTEN);
             pending.removeAll(group);
             done.accept(group, result);
         }
@@ -71,7 +69,7 @@ final class ShardFinisher {
         }
         if (p.built == null) {
             p.built = builder.build(p.shard, committer.spec(p.shard.dataset(), p.shard.version()), p.spool.readAll(), p.seal);
-            crashPoints.reach(CrashPoint.BEFORE_UPLOAD);
+            hook.passed(SinkHook.Step.SHARD_BUILT);
         }
         p.uploaded = uploader.upload(p.built);
         return p.uploaded;

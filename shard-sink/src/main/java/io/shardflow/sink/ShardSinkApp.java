@@ -12,8 +12,6 @@ import io.shardflow.dataset.store.ObjectStore;
 import io.shardflow.dataset.store.S3ObjectStore;
 import io.shardflow.sink.commit.ShardCommitter;
 import io.shardflow.sink.config.SinkConfig;
-import io.shardflow.sink.fault.CrashPoints;
-import io.shardflow.sink.fault.MidUploadCrashes;
 import io.shardflow.sink.spool.SpoolDirectory;
 import io.shardflow.sink.write.Retrier;
 import io.shardflow.sink.write.ShardBuilder;
@@ -52,6 +50,11 @@ public final class ShardSinkApp implements ProcessLauncher.RunningProcess {
     }
 
     public static ShardSinkApp start(Map<String, Object> settings) {
+        return start(settings, SinkHook.NONE);
+    }
+
+    /** The sink with a {@link SinkHook} installed: for test harnesses that build their own sink process. */
+    public static ShardSinkApp start(Map<String, Object> settings, SinkHook hook) {
         SinkConfig config = new SinkConfig(settings);
         StartupChecks checks = new StartupChecks(Duration.ofSeconds(10));
         ObjectStore store = S3ObjectStore.connect(config.s3());
@@ -66,13 +69,12 @@ public final class ShardSinkApp implements ProcessLauncher.RunningProcess {
         Path workDir = prepare(config.spoolDir().resolve("work"));
         Retrier retrier = new Retrier(config.getInt(SinkConfig.RETRY_ATTEMPTS),
                 Duration.ofMillis(config.getLong(SinkConfig.RETRY_BACKOFF_MS)), Duration.ofSeconds(10), Retrier.Sleeper.THREAD);
-        CrashPoints crashPoints = config.crashPoints();
         SinkWorker worker = new SinkWorker(new KafkaConsumer<>(config.consumerProperties()),
                 config.getString(SinkConfig.TOPIC_ASSIGNMENTS), config.pollTimeout(), spools,
                 new ShardBuilder(new ShardWriter(), workDir),
-                new ShardUploader(MidUploadCrashes.wrap(store, crashPoints), retrier, workDir),
+                new ShardUploader(hook.uploadStore(store), retrier, workDir),
                 new ShardCommitter(store, Clock.systemUTC(), retrier, config.getString(SinkConfig.COMMITTER_ID)),
-                new SinkMetrics(meters), config.backpressure(), crashPoints);
+                new SinkMetrics(meters), config.backpressure(), hook);
         ShardSinkApp app = new ShardSinkApp(worker, endpoint);
         app.thread.start();
         LOG.info("shard-sink started: {} -> {} ({}), spool {}", config.getString(SinkConfig.TOPIC_ASSIGNMENTS),

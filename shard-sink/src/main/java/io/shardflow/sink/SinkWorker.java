@@ -11,8 +11,6 @@ import io.shardflow.schemas.internal.ShardEventCodec;
 import io.shardflow.schemas.internal.ShardSealed;
 import io.shardflow.sink.commit.OffsetTracker;
 import io.shardflow.sink.commit.ShardCommitter;
-import io.shardflow.sink.fault.CrashPoint;
-import io.shardflow.sink.fault.CrashPoints;
 import io.shardflow.sink.flow.Backpressure;
 import io.shardflow.sink.spool.ShardSpool;
 import io.shardflow.sink.spool.SpoolDirectory;
@@ -67,7 +65,7 @@ public final class SinkWorker implements Runnable, ConsumerRebalanceListener {
     private final ShardCommitter committer;
     private final ShardFinisher finisher;
     private final Backpressure backpressure;
-    private final CrashPoints crashPoints;
+    private final SinkHook hook;
     private final SinkMetrics metrics;
     private final OffsetTracker offsets = new OffsetTracker();
     private final Map<ShardId, OpenShard> open = new HashMap<>();
@@ -79,20 +77,20 @@ public final class SinkWorker implements Runnable, ConsumerRebalanceListener {
     SinkWorker(Consumer<byte[], byte[]> consumer, String topic, Duration pollTimeout, SpoolDirectory spools,
                ShardBuilder builder, ShardUploader uploader, ShardCommitter committer, SinkMetrics metrics) {
         this(consumer, topic, pollTimeout, spools, builder, uploader, committer, metrics,
-                Backpressure.system(Duration.ofSeconds(1), Duration.ofSeconds(30), Long.MAX_VALUE), CrashPoints.NONE);
+                Backpressure.system(Duration.ofSeconds(1), Duration.ofSeconds(30), Long.MAX_VALUE), SinkHook.NONE);
     }
 
     SinkWorker(Consumer<byte[], byte[]> consumer, String topic, Duration pollTimeout, SpoolDirectory spools,
                ShardBuilder builder, ShardUploader uploader, ShardCommitter committer, SinkMetrics metrics,
-               Backpressure backpressure, CrashPoints crashPoints) {
+               Backpressure backpressure, SinkHook hook) {
         this.consumer = consumer;
         this.topic = topic;
         this.pollTimeout = pollTimeout;
         this.spools = spools;
         this.committer = committer;
-        this.finisher = new ShardFinisher(builder, uploader, committer, crashPoints);
+        this.finisher = new ShardFinisher(builder, uploader, committer, hook);
         this.backpressure = backpressure;
-        this.crashPoints = crashPoints;
+        this.hook = hook;
         this.metrics = metrics;
     }
 
@@ -149,7 +147,7 @@ public final class SinkWorker implements Runnable, ConsumerRebalanceListener {
                 offsets.opened(partition, shard, record.offset());
             }
             target.spool.append(record.value());
-            crashPoints.reach(CrashPoint.MID_SPOOL);
+            hook.passed(SinkHook.Step.RECORD_SPOOLED);
         } else if (event.getBody() instanceof ShardSealed seal) {
             OpenShard target = open.remove(shard);
             if (target != null) {
