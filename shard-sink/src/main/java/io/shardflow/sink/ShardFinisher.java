@@ -14,6 +14,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.function.BiConsumer;
 import java.util.function.Function;
+import org.apache.kafka.common.TopicPartition;
 
 /**
  * Takes sealed shards into the commit log: build the HDF5 file, upload it create-only, then one
@@ -39,9 +40,10 @@ final class ShardFinisher {
      * removed from {@code pending} and handed to {@code done}; the first failure propagates and
      * leaves that group and the ones after it pending.
      *
-     * @param sourceOffsets where each partition stands once the given shards are committed
+     * @param sourceOffsets where each owned partition stands once the given shards are committed (every
+     *                      partition, not only those that moved since the last consumer commit): recorded in the entry
      */
-    void finish(List<PendingShard> pending, Function<Set<ShardId>, Map<String, Long>> sourceOffsets,
+    void finish(List<PendingShard> pending, Function<Set<ShardId>, Map<TopicPartition, Long>> sourceOffsets,
                 BiConsumer<List<PendingShard>, CommitResult> done) {
         Map<String, List<PendingShard>> byVersion = new LinkedHashMap<>();
         for (PendingShard p : pending) {
@@ -56,7 +58,9 @@ final class ShardFinisher {
             }
             hook.passed(SinkHook.Step.SHARDS_UPLOADED);
             ShardId first = group.get(0).shard;
-            CommitResult result = committer.commit(first.dataset(), first.version(), entries, sourceOffsets.apply(ids));
+            Map<String, Long> positions = new LinkedHashMap<>();
+            sourceOffsets.apply(ids).forEach((partition, offset) -> positions.put(partition.toString(), offset));
+            CommitResult result = committer.commit(first.dataset(), first.version(), entries, positions);
             hook.passed(SinkHook.Step.COMMIT_WRITTEN);
             pending.removeAll(group);
             done.accept(group, result);

@@ -12,6 +12,7 @@ import io.shardflow.dataset.store.ObjectStore;
 import io.shardflow.dataset.store.S3ObjectStore;
 import io.shardflow.sink.commit.ShardCommitter;
 import io.shardflow.sink.config.SinkConfig;
+import io.shardflow.sink.flow.Backpressure;
 import io.shardflow.sink.spool.SpoolDirectory;
 import io.shardflow.sink.write.Retrier;
 import io.shardflow.sink.write.ShardBuilder;
@@ -69,12 +70,14 @@ public final class ShardSinkApp implements ProcessLauncher.RunningProcess {
         Path workDir = prepare(config.spoolDir().resolve("work"));
         Retrier retrier = new Retrier(config.getInt(SinkConfig.RETRY_ATTEMPTS),
                 Duration.ofMillis(config.getLong(SinkConfig.RETRY_BACKOFF_MS)), Duration.ofSeconds(10), Retrier.Sleeper.THREAD);
+        Backpressure backpressure = config.backpressure();
+        ShardCommitter committer = new ShardCommitter(store, Clock.systemUTC(), retrier, config.getString(SinkConfig.COMMITTER_ID));
+        ShardFinisher finisher = new ShardFinisher(new ShardBuilder(new ShardWriter(), workDir),
+                new ShardUploader(hook.uploadStore(store), retrier, workDir), committer, hook);
         SinkWorker worker = new SinkWorker(new KafkaConsumer<>(config.consumerProperties()),
-                config.getString(SinkConfig.TOPIC_ASSIGNMENTS), config.pollTimeout(), spools,
-                new ShardBuilder(new ShardWriter(), workDir),
-                new ShardUploader(hook.uploadStore(store), retrier, workDir),
-                new ShardCommitter(store, Clock.systemUTC(), retrier, config.getString(SinkConfig.COMMITTER_ID)),
-                new SinkMetrics(meters), config.backpressure(), hook);
+                config.getString(SinkConfig.TOPIC_ASSIGNMENTS), config.pollTimeout(), spools, finisher,
+                new ReplayCheck(committer::isCommitted, backpressure::inOutage, System::nanoTime), backpressure,
+                new SinkMetrics(meters), hook);
         ShardSinkApp app = new ShardSinkApp(worker, endpoint);
         app.thread.start();
         LOG.info("shard-sink started: {} -> {} ({}), spool {}", config.getString(SinkConfig.TOPIC_ASSIGNMENTS),

@@ -73,15 +73,15 @@ final class SinkHarness<C extends MockConsumer<byte[], byte[]>> {
         ShardBuilder builder = new ShardBuilder(new ShardWriter(), work);
         ShardUploader uploader = new ShardUploader(options.target, retrier, work);
         ShardCommitter committer = new ShardCommitter(options.target, CLOCK, retrier, "sink-test");
-        if (options.nanoTime == null) {
-            worker = new SinkWorker(consumer, TOPIC, Duration.ofMillis(10), spools, builder, uploader, committer,
-                    new SinkMetrics(meters));
-        } else {
-            Backpressure backpressure = new Backpressure(FIRST_BACKOFF, MAX_BACKOFF, options.spoolLimit,
-                    options.nanoTime, new SplittableRandom(3));
-            worker = new SinkWorker(consumer, TOPIC, Duration.ofMillis(10), spools, builder, uploader, committer,
-                    new SinkMetrics(meters), backpressure, options.hook);
-        }
+        // Without a test clock: the worker's production defaults (1 s to 30 s backpressure, no spool limit, no hook).
+        Backpressure backpressure = options.nanoTime == null
+                ? Backpressure.system(Duration.ofSeconds(1), Duration.ofSeconds(30), Long.MAX_VALUE)
+                : new Backpressure(FIRST_BACKOFF, MAX_BACKOFF, options.spoolLimit, options.nanoTime, new SplittableRandom(3));
+        LongSupplier nanoTime = options.nanoTime == null ? System::nanoTime : options.nanoTime;
+        worker = new SinkWorker(consumer, TOPIC, Duration.ofMillis(10), spools,
+                new ShardFinisher(builder, uploader, committer, options.hook),
+                new ReplayCheck(committer::isCommitted, backpressure::inOutage, nanoTime), backpressure,
+                new SinkMetrics(meters), options.hook);
     }
 
     /** A sink on a plain {@code MockConsumer}, with its spool and work directories in {@code dir}. */
