@@ -5,31 +5,27 @@ import io.shardflow.dataset.log.CommitEntry;
 import io.shardflow.dataset.log.CommitLog;
 import io.shardflow.dataset.log.CommitLogCodec;
 import io.shardflow.dataset.log.ShardEntry;
+import io.shardflow.dataset.log.Snapshot;
 import io.shardflow.dataset.shard.SampleRow;
-import io.shardflow.dataset.shard.ShardContents;
-import io.shardflow.dataset.shard.ShardDigest;
-import io.shardflow.dataset.shard.ShardReader;
 import io.shardflow.dataset.store.ObjectStore;
+import io.shardflow.dataset.verify.SnapshotVerifier.VerificationReport;
+import io.shardflow.dataset.verify.SnapshotVerifier;
 import io.shardflow.edge.SyntheticSamples;
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.OptionalLong;
 import java.util.Set;
 
 /**
  * The end-of-run check, from object storage alone: the raw commit-log entries (decoded here, not
- * through the reader), every shard object they name, and every snapshot through the public reader.
+ * through the reader), every shard object they name (through the project's {@link SnapshotVerifier},
+ * with each row compared to what was published), and every snapshot through the public reader.
  * It compares the union of committed sample ids with the ids the broker acknowledged.
  */
 final class ChaosChecker {
@@ -66,84 +62,36 @@ final class ChaosChecker {
         List<ShardEntry> shards = new ArrayList<>();
         entries.forEach(e -> shards.addAll(e.addedShards()));
 
-        Set<String> shardIds = new HashSet<>();
         Set<String> objectKeys = new HashSet<>();
-        long referencedTwice = 0;
-        for (ShardEntry shard : shards) {
-            if (!shardIds.add(shard.shardId())) {
-                problems.add("shard " + shard.shardId() + " is committed twice");
-            }
-            if (!objectKeys.add(shard.objectKey())) {
-                referencedTwice++;
-                problems.add("object " + shard.objectKey() + " is referenced twice");
-            }
-        }
-
-        Map<String, Integer> idCounts = new HashMap<>();
-        long rows = 0;
-        long checksums = 0;
-        long missingObjects = 0;
-        long valueMismatches = 0;
-        Path file = scratch.resolve("chaos-check.h5");
-        for (ShardEntry shard : shards) {
-            if (store.head(shard.objectKey()).isEmpty()) {
-                missingObjects++;
-                problems.add("log entry names " + shard.objectKey() + ", which does not exist");
-                continue;
-            }
-            store.download(shard.objectKey(), file);
-            String sha = ShardDigest.sha256(file);
-            if (!sha.equals(shard.sha256()) || size(file) != shard.bytes()) {
-                checksums++;
-                problems.add("shard " + shard.shardId() + ": object has sha256 " + sha + " / " + size(file)
-                        + " bytes, log says " + shard.sha256() + " / " + shard.bytes());
-            }
-            ShardContents contents;
-            try {
-                contents = new ShardReader().read(file);
-            } catch (RuntimeException e) {
-                problems.add("shard " + shard.shardId() + " cannot be read: " + e.getMessage());
-                continue;
-            }
-            if (contents.rows().size() != shard.sampleCount()) {
-                problems.add("shard " + shard.shardId() + " holds " + contents.rows().size() + " rows, log says "
-                        + shard.sampleCount());
-            }
-            for (SampleRow row : contents.rows()) {
-                rows++;
-                idCounts.merge(row.sampleId(), 1, Integer::sum);
-                if (!holdsPublishedValues(row)) {
-                    valueMismatches++;
-                    if (valueMismatches <= 5) {
+        shards.forEach(shard -> objectKeys.add(shard.objectKey()));
+        long[] valueMismatches = {0};
+        VerificationReport verified = new SnapshotVerifier(store, scratch).verify(
+                new Snapshot(dataset, version, entries.size(), shards), (shard, row) -> {
+                    if (!holdsPublishedValues(row) && ++valueMismatches[0] <= 5) {
                         problems.add("sample " + row.sampleId() + " in " + shard.shardId() + " does not hold the values published");
                     }
-                }
-            }
-        }
-        deleteQuietly(file);
+                });
+        problems.addAll(verified.problems());
+        Set<String> committedIds = verified.sampleIds();
 
         boolean readable = snapshotsReadable(entries, problems);
         long orphans = orphanObjects(objectKeys);
 
-        long duplicated = idCounts.values().stream().filter(c -> c > 1).count();
-        long missing = acknowledged.stream().filter(id -> !idCounts.containsKey(id)).count();
-        long unexpected = idCounts.keySet().stream()
+        long duplicated = verified.duplicateIds().size();
+        long missing = acknowledged.stream().filter(id -> !committedIds.contains(id)).count();
+        long unexpected = committedIds.stream()
                 .filter(id -> !acknowledged.contains(id) && !unacknowledged.contains(id)).count();
-        long unackedPresent = unacknowledged.stream().filter(idCounts::containsKey).count();
+        long unackedPresent = unacknowledged.stream().filter(committedIds::contains).count();
         if (missing > 0) {
             problems.add(missing + " acknowledged samples are missing, e.g. "
-                    + acknowledged.stream().filter(id -> !idCounts.containsKey(id)).sorted().limit(5).toList());
-        }
-        if (duplicated > 0) {
-            problems.add(duplicated + " samples are committed more than once, e.g. "
-                    + idCounts.entrySet().stream().filter(e -> e.getValue() > 1).map(Map.Entry::getKey).sorted().limit(5).toList());
+                    + acknowledged.stream().filter(id -> !committedIds.contains(id)).sorted().limit(5).toList());
         }
         if (unexpected > 0) {
             problems.add(unexpected + " committed samples were never published");
         }
-        return new Result(entries.size(), shards.size(), rows, idCounts.size(), acknowledged.size(), missing, duplicated,
-                unexpected, unackedPresent, checksums, missingObjects, referencedTwice, valueMismatches, orphans, readable,
-                List.copyOf(problems));
+        return new Result(entries.size(), shards.size(), verified.samples(), committedIds.size(), acknowledged.size(), missing,
+                duplicated, unexpected, unackedPresent, verified.checksumMismatches(), verified.missingObjects(),
+                verified.objectsReferencedTwice(), valueMismatches[0], orphans, readable, List.copyOf(problems));
     }
 
     /** Every entry log/1..n, decoded here; a gap, an unreadable entry or a wrong id is a problem. */
@@ -243,21 +191,5 @@ final class ChaosChecker {
         }
         byte[] label = ByteBuffer.allocate(Long.BYTES).order(ByteOrder.LITTLE_ENDIAN).putLong(synthetic.label(n)).array();
         return Arrays.equals(expected.array(), row.tensors().get("image")) && Arrays.equals(label, row.tensors().get("label"));
-    }
-
-    private static long size(Path file) {
-        try {
-            return Files.size(file);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-    }
-
-    private static void deleteQuietly(Path file) {
-        try {
-            Files.deleteIfExists(file);
-        } catch (IOException ignored) {
-            // scratch
-        }
     }
 }
