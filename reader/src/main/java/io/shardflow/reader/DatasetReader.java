@@ -3,6 +3,7 @@ package io.shardflow.reader;
 import io.shardflow.dataset.log.CommitLog;
 import io.shardflow.dataset.log.ShardEntry;
 import io.shardflow.dataset.log.Snapshot;
+import io.shardflow.dataset.retry.Sleeper;
 import io.shardflow.dataset.shard.SampleRow;
 import io.shardflow.dataset.shard.ShardReader;
 import io.shardflow.dataset.store.ObjectStore;

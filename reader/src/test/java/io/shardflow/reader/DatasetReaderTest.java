@@ -8,6 +8,7 @@ import io.shardflow.dataset.layout.ShardId;
 import io.shardflow.dataset.log.CommitLog;
 import io.shardflow.dataset.log.ShardEntry;
 import io.shardflow.dataset.log.ShardPublisher;
+import io.shardflow.dataset.retry.Sleeper;
 import io.shardflow.dataset.store.ForwardingObjectStore;
 import io.shardflow.dataset.store.InMemoryObjectStore;
 import io.shardflow.dataset.store.ObjectStore;

@@ -7,6 +7,8 @@ import io.shardflow.app.MetricsEndpoint;
 import io.shardflow.app.ProcessLauncher;
 import io.shardflow.app.S3Config;
 import io.shardflow.app.StartupChecks;
+import io.shardflow.dataset.retry.Retrier;
+import io.shardflow.dataset.retry.Sleeper;
 import io.shardflow.dataset.shard.ShardWriter;
 import io.shardflow.dataset.store.ObjectStore;
 import io.shardflow.dataset.store.S3ObjectStore;
@@ -14,7 +16,6 @@ import io.shardflow.sink.commit.ShardCommitter;
 import io.shardflow.sink.config.SinkConfig;
 import io.shardflow.sink.flow.Backpressure;
 import io.shardflow.sink.spool.SpoolDirectory;
-import io.shardflow.sink.write.Retrier;
 import io.shardflow.sink.write.ShardBuilder;
 import io.shardflow.sink.write.ShardUploader;
 import java.io.IOException;
@@ -69,7 +70,7 @@ public final class ShardSinkApp implements ProcessLauncher.RunningProcess {
         SpoolDirectory spools = SpoolDirectory.open(config.spoolDir().resolve("spool"));
         Path workDir = prepare(config.spoolDir().resolve("work"));
         Retrier retrier = new Retrier(config.getInt(SinkConfig.RETRY_ATTEMPTS),
-                Duration.ofMillis(config.getLong(SinkConfig.RETRY_BACKOFF_MS)), Duration.ofSeconds(10), Retrier.Sleeper.THREAD);
+                Duration.ofMillis(config.getLong(SinkConfig.RETRY_BACKOFF_MS)), Duration.ofSeconds(10), Sleeper.SYSTEM);
         Backpressure backpressure = config.backpressure();
         ShardCommitter committer = new ShardCommitter(store, Clock.systemUTC(), retrier, config.getString(SinkConfig.COMMITTER_ID));
         ShardFinisher finisher = new ShardFinisher(new ShardBuilder(new ShardWriter(), workDir),

@@ -11,7 +11,7 @@ import io.shardflow.schemas.internal.ShardEventCodec;
 import io.shardflow.sink.commit.ShardCommitter;
 import io.shardflow.sink.flow.Backpressure;
 import io.shardflow.sink.spool.SpoolDirectory;
-import io.shardflow.sink.write.Retrier;
+import io.shardflow.dataset.retry.Retrier;
 import io.shardflow.sink.write.ShardBuilder;
 import io.shardflow.sink.write.ShardUploader;
 import java.io.IOException;

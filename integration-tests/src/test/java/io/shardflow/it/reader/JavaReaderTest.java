@@ -22,7 +22,7 @@ import io.shardflow.reader.ReadSample;
 import io.shardflow.reader.ReaderOptions;
 import io.shardflow.reader.ReaderState;
 import io.shardflow.reader.ShardCache;
-import io.shardflow.reader.Sleeper;
+import io.shardflow.dataset.retry.Sleeper;
 import io.shardflow.sink.ShardSinkApp;
 import io.shardflow.stack.LocalStack;
 import io.shardflow.stack.PipelineSettings;

@@ -1,8 +1,8 @@
-package io.shardflow.reader;
+package io.shardflow.dataset.retry;
 
 import java.time.Duration;
 
-/** Waits between polls of the commit log; tests pass one that advances a fake clock instead. */
+/** How code that waits (retries, backoff, polls of the commit log) waits; tests pass one that records or advances a fake clock. */
 @FunctionalInterface
 public interface Sleeper {
 

@@ -1,4 +1,4 @@
-package io.shardflow.sink.write;
+package io.shardflow.dataset.retry;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -16,7 +16,7 @@ import org.junit.jupiter.api.Test;
 class RetrierTest {
 
     private final List<Duration> sleeps = new ArrayList<>();
-    private final Retrier.Sleeper recording = sleeps::add;
+    private final Sleeper recording = sleeps::add;
 
     @Test
     void shouldReturnAtOnceWhenTheFirstAttemptSucceeds() {
@@ -132,7 +132,7 @@ class RetrierTest {
 
     @Test
     void shouldStopRetryingWhenInterruptedWhileWaiting() {
-        Retrier retrier = new Retrier(5, Duration.ofMillis(50), Duration.ofSeconds(1), Retrier.Sleeper.THREAD);
+        Retrier retrier = new Retrier(5, Duration.ofMillis(50), Duration.ofSeconds(1), Sleeper.SYSTEM);
         AtomicInteger calls = new AtomicInteger();
         Thread.currentThread().interrupt();
         try {
