@@ -7,8 +7,8 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.shardflow.app.ConfigFiles;
 import io.shardflow.app.MetricsEndpoint;
-import io.shardflow.app.ProcessLauncher;
 import io.shardflow.app.S3Config;
+import io.shardflow.app.ServiceMain;
 import io.shardflow.app.StartupChecks;
 import io.shardflow.dataset.catalog.DatasetCatalog;
 import io.shardflow.dataset.store.ObjectStore;
@@ -32,7 +32,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /** The ingest-app process: {@code IngestApp [config.properties]}, settings also from SHARDFLOW_* env. */
-public final class IngestApp implements ProcessLauncher.RunningProcess {
+public final class IngestApp implements ServiceMain.RunningService {
 
     private static final Logger LOG = LoggerFactory.getLogger(IngestApp.class);
 
@@ -48,7 +48,7 @@ public final class IngestApp implements ProcessLauncher.RunningProcess {
 
     public static void main(String[] args) {
         Path file = args.length > 0 ? Path.of(args[0]) : null;
-        System.exit(ProcessLauncher.run("ingest-app", () -> start(ConfigFiles.load(file, System.getenv(), Map.of()))));
+        System.exit(ServiceMain.run("ingest-app", () -> start(ConfigFiles.load(file, System.getenv(), Map.of()))));
     }
 
     /** Validates the config, checks every dependency is reachable, then starts the streams app. */

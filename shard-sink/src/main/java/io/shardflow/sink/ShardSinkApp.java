@@ -4,8 +4,8 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.shardflow.app.ConfigFiles;
 import io.shardflow.app.MetricsEndpoint;
-import io.shardflow.app.ProcessLauncher;
 import io.shardflow.app.S3Config;
+import io.shardflow.app.ServiceMain;
 import io.shardflow.app.StartupChecks;
 import io.shardflow.dataset.retry.Retrier;
 import io.shardflow.dataset.retry.Sleeper;
@@ -31,7 +31,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /** The shard-sink process: {@code ShardSinkApp [config.properties]}, settings also from SHARDFLOW_* env. */
-public final class ShardSinkApp implements ProcessLauncher.RunningProcess {
+public final class ShardSinkApp implements ServiceMain.RunningService {
 
     private static final Logger LOG = LoggerFactory.getLogger(ShardSinkApp.class);
 
@@ -48,7 +48,7 @@ public final class ShardSinkApp implements ProcessLauncher.RunningProcess {
 
     public static void main(String[] args) {
         Path file = args.length > 0 ? Path.of(args[0]) : null;
-        System.exit(ProcessLauncher.run("shard-sink", () -> start(ConfigFiles.load(file, System.getenv(), Map.of()))));
+        System.exit(ServiceMain.run("shard-sink", () -> start(ConfigFiles.load(file, System.getenv(), Map.of()))));
     }
 
     public static ShardSinkApp start(Map<String, Object> settings) {

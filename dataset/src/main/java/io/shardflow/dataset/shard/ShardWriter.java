@@ -24,7 +24,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p>The output is a pure function of (spec, id, rows): no clock, host name or random value goes
  * into the file, so writing the same rows again gives the same bytes and the same SHA-256. The
- * sink relies on that to recognise a replayed shard (invariant 2). jHDF also writes its own
+ * sink relies on that to recognise a replayed shard (docs/ARCHITECTURE.md, invariant 2). jHDF also writes its own
  * version, OS name and CPU architecture into the file, so byte identity holds between machines of
  * the same OS/architecture running the same jHDF version.
  *
