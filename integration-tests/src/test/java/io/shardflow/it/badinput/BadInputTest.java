@@ -4,21 +4,17 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.apicurio.registry.serde.avro.AvroKafkaSerializer;
 import io.apicurio.registry.serde.config.SerdeConfig;
-import io.shardflow.dataset.catalog.DatasetCatalog;
-import io.shardflow.dataset.spec.DatasetSpec;
-import io.shardflow.dataset.spec.TensorSpec;
 import io.shardflow.dataset.store.S3ObjectStore;
 import io.shardflow.edge.SampleBuilder;
 import io.shardflow.ingest.IngestApp;
 import io.shardflow.ingest.config.IngestConfig;
 import io.shardflow.it.support.KafkaTopics;
+import io.shardflow.it.support.TestStack;
 import io.shardflow.schemas.Sample;
 import io.shardflow.schemas.internal.SampleAssigned;
 import io.shardflow.schemas.internal.ShardEvent;
 import io.shardflow.schemas.internal.ShardEventCodec;
-import io.shardflow.stack.LocalStack;
 import io.shardflow.stack.PipelineSettings;
-import io.shardflow.stack.StackConfig;
 import io.shardflow.stack.StackEndpoints;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -30,7 +26,6 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.stream.Collectors;
 import org.apache.avro.Schema;
 import org.apache.avro.SchemaBuilder;
@@ -58,12 +53,10 @@ class BadInputTest {
 
     @Test
     void shouldDeadLetterEveryBadRecordWithItsReasonAndKeepAcceptingGoodOnes() throws Exception {
-        try (LocalStack stack = LocalStack.start(StackConfig.defaults(work.resolve("stack")))) {
-            StackEndpoints endpoints = StackEndpoints.of(stack);
-            S3ObjectStore store = S3ObjectStore.connect(endpoints.s3Settings());
-            new DatasetCatalog(store).create(new DatasetSpec(DATASET, VERSION,
-                    List.of(TensorSpec.parse("image:float32:2x4"), TensorSpec.parse("label:int64")),
-                    "label", "it", "no NaN allowed", 0, false, Instant.now()));
+        try (TestStack stack = TestStack.start(work)) {
+            StackEndpoints endpoints = stack.endpoints();
+            S3ObjectStore store = stack.store();
+            stack.createDataset(DATASET, VERSION, "no NaN allowed", "image:float32:2x4", "label:int64");
             Map<String, Object> settings = new HashMap<>(PipelineSettings.ingest(endpoints, 1000, 1 << 20, Duration.ofSeconds(1),
                     work.resolve("ingest")));
             settings.put(IngestConfig.SAMPLE_MAX_BYTES, Long.toString(MAX_RECORD_BYTES));

@@ -4,11 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.shardflow.ingest.IngestApp;
 import io.shardflow.ingest.config.IngestConfig;
+import io.shardflow.it.support.TestStack;
 import io.shardflow.sink.ShardSinkApp;
 import io.shardflow.sink.config.SinkConfig;
-import io.shardflow.stack.LocalStack;
 import io.shardflow.stack.PipelineSettings;
-import io.shardflow.stack.StackConfig;
 import io.shardflow.stack.StackEndpoints;
 import java.io.IOException;
 import java.io.Writer;
@@ -37,13 +36,13 @@ class ConfigErrorTest {
 
     @TempDir
     static Path work;
-    private static LocalStack stack;
+    private static TestStack stack;
     private static StackEndpoints endpoints;
 
     @BeforeAll
     static void startStack() {
-        stack = LocalStack.start(StackConfig.defaults(work.resolve("stack")));
-        endpoints = StackEndpoints.of(stack);
+        stack = TestStack.start(work);
+        endpoints = stack.endpoints();
     }
 
     @AfterAll
