@@ -10,8 +10,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.Parameters;
 
 /**
  * {@code shardflow dataset verify NAME VERSION}: everything a snapshot promises, checked against
@@ -22,20 +22,16 @@ import picocli.CommandLine.Parameters;
         + " Exits 1 on any problem.")
 final class DatasetVerifyCommand extends DatasetSubcommand {
 
-    @Parameters(index = "0", paramLabel = "NAME")
-    String name;
-    @Parameters(index = "1", paramLabel = "VERSION")
-    String version;
-    @Option(names = "--snapshot", description = "snapshot id (default: latest)")
-    Long snapshotId;
+    @Mixin
+    SnapshotArgs target;
     @Option(names = "--json")
     boolean json;
 
     @Override
     public Integer call() {
-        DatasetSpec spec = requireSpec(name, version);
-        CommitLog log = log(name, version);
-        Snapshot snapshot = snapshotId == null ? log.latest() : log.snapshot(snapshotId);
+        DatasetSpec spec = requireSpec(target.name, target.version);
+        CommitLog log = log(target.name, target.version);
+        Snapshot snapshot = target.in(log);
         VerificationReport report;
         try (DatasetScratch scratch = new DatasetScratch("verify")) {
             report = new SnapshotVerifier(store(), scratch.dir()).verify(spec, snapshot, clock);
@@ -44,8 +40,8 @@ final class DatasetVerifyCommand extends DatasetSubcommand {
         PrintWriter out = out();
         if (json) {
             Map<String, Object> view = new LinkedHashMap<>();
-            view.put("dataset", name);
-            view.put("version", version);
+            view.put("dataset", target.name);
+            view.put("version", target.version);
             view.put("snapshotId", snapshot.snapshotId());
             view.put("shards", report.shards());
             view.put("samples", report.samples());
@@ -54,7 +50,7 @@ final class DatasetVerifyCommand extends DatasetSubcommand {
             out.println(JsonOutput.write(view));
         } else {
             problems.forEach(p -> out.println("PROBLEM " + p));
-            out.printf("%s/%s snapshot %d: %d shards, %d samples: %s%n", name, version, snapshot.snapshotId(),
+            out.printf("%s/%s snapshot %d: %d shards, %d samples: %s%n", target.name, target.version, snapshot.snapshotId(),
                     report.shards(), report.samples(), problems.isEmpty() ? "OK" : problems.size() + " problems");
         }
         return problems.isEmpty() ? 0 : 1;
