@@ -1,7 +1,6 @@
 package io.shardflow.cli;
 
 import io.shardflow.dataset.catalog.DatasetCatalog;
-import io.shardflow.dataset.log.CommitLog;
 import io.shardflow.dataset.log.Snapshot;
 import io.shardflow.dataset.spec.DatasetSpec;
 import io.shardflow.dataset.spec.TensorSpec;
@@ -115,8 +114,7 @@ final class DatasetCommand {
         @Override
         public Integer call() {
             DatasetSpec spec = requireSpec(target.name, target.version);
-            CommitLog log = log(target.name, target.version);
-            Snapshot snapshot = target.in(log);
+            Snapshot snapshot = target.in(log(target.name, target.version));
             Optional<Map<String, Long>> labels = noLabelCounts ? Optional.empty() : DatasetLabels.count(store(), spec, snapshot);
             PrintWriter out = out();
             if (json) {

@@ -1,6 +1,5 @@
 package io.shardflow.cli;
 
-import io.shardflow.dataset.log.CommitLog;
 import io.shardflow.dataset.log.Snapshot;
 import io.shardflow.dataset.spec.DatasetSpec;
 import io.shardflow.dataset.verify.SnapshotVerifier;
@@ -30,8 +29,7 @@ final class DatasetVerifyCommand extends DatasetSubcommand {
     @Override
     public Integer call() {
         DatasetSpec spec = requireSpec(target.name, target.version);
-        CommitLog log = log(target.name, target.version);
-        Snapshot snapshot = target.in(log);
+        Snapshot snapshot = target.in(log(target.name, target.version));
         VerificationReport report;
         try (DatasetScratch scratch = new DatasetScratch("verify")) {
             report = new SnapshotVerifier(store(), scratch.dir()).verify(spec, snapshot, clock);
