@@ -10,7 +10,7 @@ import io.shardflow.dataset.log.Checkpoint;
 import io.shardflow.dataset.log.CheckpointCodec;
 import io.shardflow.dataset.log.CommitLog;
 import io.shardflow.dataset.log.ShardEntry;
-import io.shardflow.dataset.read.ShardPublisher;
+import io.shardflow.dataset.log.ShardPublisher;
 import io.shardflow.dataset.store.InMemoryObjectStore;
 import io.shardflow.dataset.store.ObjectStore;
 import io.shardflow.dataset.store.S3ObjectStore;

@@ -4,8 +4,6 @@ import io.shardflow.dataset.layout.ShardId;
 import io.shardflow.dataset.log.CommitResult;
 import io.shardflow.dataset.log.ShardEntry;
 import io.shardflow.sink.commit.ShardCommitter;
-import io.shardflow.sink.fault.CrashPoint;
-import io.shardflow.sink.fault.CrashPoints;
 import io.shardflow.sink.write.ShardBuilder;
 import io.shardflow.sink.write.ShardUploader;
 import java.util.ArrayList;
@@ -16,6 +14,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.function.BiConsumer;
 import java.util.function.Function;
+import org.apache.kafka.common.TopicPartition;
 
 /**
  * Takes sealed shards into the commit log: build the HDF5 file, upload it create-only, then one
@@ -27,13 +26,13 @@ final class ShardFinisher {
     private final ShardBuilder builder;
     private final ShardUploader uploader;
     private final ShardCommitter committer;
-    private final CrashPoints crashPoints;
+    private final SinkHook hook;
 
-    ShardFinisher(ShardBuilder builder, ShardUploader uploader, ShardCommitter committer, CrashPoints crashPoints) {
+    ShardFinisher(ShardBuilder builder, ShardUploader uploader, ShardCommitter committer, SinkHook hook) {
         this.builder = builder;
         this.uploader = uploader;
         this.committer = committer;
-        this.crashPoints = crashPoints;
+        this.hook = hook;
     }
 
     /**
@@ -41,9 +40,10 @@ final class ShardFinisher {
      * removed from {@code pending} and handed to {@code done}; the first failure propagates and
      * leaves that group and the ones after it pending.
      *
-     * @param sourceOffsets where each partition stands once the given shards are committed
+     * @param sourceOffsets where each owned partition stands once the given shards are committed (every
+     *                      partition, not only those that moved since the last consumer commit): recorded in the entry
      */
-    void finish(List<PendingShard> pending, Function<Set<ShardId>, Map<String, Long>> sourceOffsets,
+    void finish(List<PendingShard> pending, Function<Set<ShardId>, Map<TopicPartition, Long>> sourceOffsets,
                 BiConsumer<List<PendingShard>, CommitResult> done) {
         Map<String, List<PendingShard>> byVersion = new LinkedHashMap<>();
         for (PendingShard p : pending) {
@@ -56,10 +56,12 @@ final class ShardFinisher {
                 entries.add(upload(p));
                 ids.add(p.shard);
             }
-            crashPoints.reach(CrashPoint.AFTER_UPLOAD);
+            hook.passed(SinkHook.Step.SHARDS_UPLOADED);
             ShardId first = group.get(0).shard;
-            CommitResult result = committer.commit(first.dataset(), first.version(), entries, sourceOffsets.apply(ids));
-            crashPoints.reach(CrashPoint.AFTER_COMMIT);
+            Map<String, Long> positions = new LinkedHashMap<>();
+            sourceOffsets.apply(ids).forEach((partition, offset) -> positions.put(partition.toString(), offset));
+            CommitResult result = committer.commit(first.dataset(), first.version(), entries, positions);
+            hook.passed(SinkHook.Step.COMMIT_WRITTEN);
             pending.removeAll(group);
             done.accept(group, result);
         }
@@ -71,7 +73,7 @@ final class ShardFinisher {
         }
         if (p.built == null) {
             p.built = builder.build(p.shard, committer.spec(p.shard.dataset(), p.shard.version()), p.spool.readAll(), p.seal);
-            crashPoints.reach(CrashPoint.BEFORE_UPLOAD);
+            hook.passed(SinkHook.Step.SHARD_BUILT);
         }
         p.uploaded = uploader.upload(p.built);
         return p.uploaded;

@@ -4,21 +4,22 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.apicurio.registry.serde.avro.AvroKafkaSerializer;
 import io.apicurio.registry.serde.config.SerdeConfig;
-import io.shardflow.cli.PipelineSettings;
-import io.shardflow.cli.StackEndpoints;
 import io.shardflow.dataset.catalog.DatasetCatalog;
 import io.shardflow.dataset.spec.DatasetSpec;
 import io.shardflow.dataset.spec.TensorSpec;
 import io.shardflow.dataset.store.S3ObjectStore;
 import io.shardflow.edge.SampleBuilder;
 import io.shardflow.ingest.IngestApp;
+import io.shardflow.ingest.config.IngestConfig;
 import io.shardflow.it.support.KafkaTopics;
 import io.shardflow.schemas.Sample;
 import io.shardflow.schemas.internal.SampleAssigned;
 import io.shardflow.schemas.internal.ShardEvent;
 import io.shardflow.schemas.internal.ShardEventCodec;
 import io.shardflow.stack.LocalStack;
+import io.shardflow.stack.PipelineSettings;
 import io.shardflow.stack.StackConfig;
+import io.shardflow.stack.StackEndpoints;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -65,7 +66,7 @@ class BadInputTest {
                     "label", "it", "no NaN allowed", 0, false, Instant.now()));
             Map<String, Object> settings = new HashMap<>(PipelineSettings.ingest(endpoints, 1000, 1 << 20, Duration.ofSeconds(1),
                     work.resolve("ingest")));
-            settings.put("sample.max.bytes", Long.toString(MAX_RECORD_BYTES));
+            settings.put(IngestConfig.SAMPLE_MAX_BYTES, Long.toString(MAX_RECORD_BYTES));
             IngestApp ingest = IngestApp.start(settings);
             try {
                 Map<String, byte[]> bad = badRecords(endpoints.registryUrl());
