@@ -2,6 +2,7 @@ package io.shardflow.it.config;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.shardflow.app.S3Config;
 import io.shardflow.ingest.IngestApp;
 import io.shardflow.ingest.config.IngestConfig;
 import io.shardflow.it.support.TestStack;
@@ -82,22 +83,22 @@ class ConfigErrorTest {
     @Test
     void shouldNameAMissingSinkSetting() throws Exception {
         Map<String, String> settings = sinkSettings();
-        settings.remove("s3.bucket");
-        assertStopsNaming(SINK, settings, "s3.bucket");
+        settings.remove(S3Config.BUCKET);
+        assertStopsNaming(SINK, settings, S3Config.BUCKET);
     }
 
     @Test
     void shouldNameAnUnreachableObjectStore() throws Exception {
         Map<String, String> settings = sinkSettings();
-        settings.put("s3.endpoint", "http://127.0.0.1:" + closedPort());
-        assertStopsNaming(SINK, settings, "s3.endpoint");
+        settings.put(S3Config.ENDPOINT, "http://127.0.0.1:" + closedPort());
+        assertStopsNaming(SINK, settings, S3Config.ENDPOINT);
     }
 
     @Test
     void shouldNameAMissingBucket() throws Exception {
         Map<String, String> settings = sinkSettings();
-        settings.put("s3.bucket", "no-such-bucket");
-        assertStopsNaming(SINK, settings, "s3.bucket");
+        settings.put(S3Config.BUCKET, "no-such-bucket");
+        assertStopsNaming(SINK, settings, S3Config.BUCKET);
     }
 
     @Test
