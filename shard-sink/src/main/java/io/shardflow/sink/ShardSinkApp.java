@@ -3,6 +3,7 @@ package io.shardflow.sink;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.shardflow.app.ConfigFiles;
+import io.shardflow.app.FatalErrors;
 import io.shardflow.app.MetricsEndpoint;
 import io.shardflow.app.ProcessLauncher;
 import io.shardflow.app.S3Config;
@@ -14,6 +15,7 @@ import io.shardflow.sink.commit.ShardCommitter;
 import io.shardflow.sink.config.SinkConfig;
 import io.shardflow.sink.fault.CrashPoints;
 import io.shardflow.sink.fault.MidUploadCrashes;
+import io.shardflow.sink.quarantine.ShardQuarantine;
 import io.shardflow.sink.spool.SpoolDirectory;
 import io.shardflow.sink.write.Retrier;
 import io.shardflow.sink.write.ShardBuilder;
@@ -44,10 +46,13 @@ public final class ShardSinkApp implements ProcessLauncher.RunningProcess {
         this.worker = worker;
         this.metricsEndpoint = metricsEndpoint;
         this.thread = new Thread(this::runWorker, "shard-sink-worker");
+        // Also when started without main (the CLI's run sink, tests): a JVM error ends the process non-zero.
+        this.thread.setUncaughtExceptionHandler(FatalErrors.halting("shard-sink"));
     }
 
     public static void main(String[] args) {
         Path file = args.length > 0 ? Path.of(args[0]) : null;
+        FatalErrors.halting("shard-sink").installAsDefault();
         System.exit(ProcessLauncher.run("shard-sink", () -> start(ConfigFiles.load(file, System.getenv(), Map.of()))));
     }
 
@@ -72,7 +77,8 @@ public final class ShardSinkApp implements ProcessLauncher.RunningProcess {
                 new ShardBuilder(new ShardWriter(), workDir),
                 new ShardUploader(MidUploadCrashes.wrap(store, crashPoints), retrier, workDir),
                 new ShardCommitter(store, Clock.systemUTC(), retrier, config.getString(SinkConfig.COMMITTER_ID)),
-                new SinkMetrics(meters), config.backpressure(), crashPoints);
+                new SinkMetrics(meters), config.backpressure(), crashPoints,
+                new ShardQuarantine(store, retrier, Clock.systemUTC(), config.getString(SinkConfig.COMMITTER_ID), meters));
         ShardSinkApp app = new ShardSinkApp(worker, endpoint);
         app.thread.start();
         LOG.info("shard-sink started: {} -> {} ({}), spool {}", config.getString(SinkConfig.TOPIC_ASSIGNMENTS),

@@ -14,6 +14,7 @@ import io.shardflow.sink.commit.ShardCommitter;
 import io.shardflow.sink.fault.CrashPoint;
 import io.shardflow.sink.fault.CrashPoints;
 import io.shardflow.sink.flow.Backpressure;
+import io.shardflow.sink.quarantine.ShardQuarantine;
 import io.shardflow.sink.spool.ShardSpool;
 import io.shardflow.sink.spool.SpoolDirectory;
 import io.shardflow.sink.write.ShardBuilder;
@@ -77,20 +78,21 @@ public final class SinkWorker implements Runnable, ConsumerRebalanceListener {
     private long replayChecksQuietUntil = System.nanoTime();
 
     SinkWorker(Consumer<byte[], byte[]> consumer, String topic, Duration pollTimeout, SpoolDirectory spools,
-               ShardBuilder builder, ShardUploader uploader, ShardCommitter committer, SinkMetrics metrics) {
+               ShardBuilder builder, ShardUploader uploader, ShardCommitter committer, SinkMetrics metrics,
+               ShardQuarantine quarantine) {
         this(consumer, topic, pollTimeout, spools, builder, uploader, committer, metrics,
-                Backpressure.system(Duration.ofSeconds(1), Duration.ofSeconds(30), Long.MAX_VALUE), CrashPoints.NONE);
+                Backpressure.system(Duration.ofSeconds(1), Duration.ofSeconds(30), Long.MAX_VALUE), CrashPoints.NONE, quarantine);
     }
 
     SinkWorker(Consumer<byte[], byte[]> consumer, String topic, Duration pollTimeout, SpoolDirectory spools,
                ShardBuilder builder, ShardUploader uploader, ShardCommitter committer, SinkMetrics metrics,
-               Backpressure backpressure, CrashPoints crashPoints) {
+               Backpressure backpressure, CrashPoints crashPoints, ShardQuarantine quarantine) {
         this.consumer = consumer;
         this.topic = topic;
         this.pollTimeout = pollTimeout;
         this.spools = spools;
         this.committer = committer;
-        this.finisher = new ShardFinisher(builder, uploader, committer, crashPoints);
+        this.finisher = new ShardFinisher(builder, uploader, committer, crashPoints, quarantine);
         this.backpressure = backpressure;
         this.crashPoints = crashPoints;
         this.metrics = metrics;

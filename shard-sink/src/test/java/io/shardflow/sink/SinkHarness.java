@@ -11,6 +11,7 @@ import io.shardflow.schemas.internal.ShardEventCodec;
 import io.shardflow.sink.commit.ShardCommitter;
 import io.shardflow.sink.fault.CrashPoints;
 import io.shardflow.sink.flow.Backpressure;
+import io.shardflow.sink.quarantine.ShardQuarantine;
 import io.shardflow.sink.spool.SpoolDirectory;
 import io.shardflow.sink.write.Retrier;
 import io.shardflow.sink.write.ShardBuilder;
@@ -74,14 +75,15 @@ final class SinkHarness<C extends MockConsumer<byte[], byte[]>> {
         ShardBuilder builder = new ShardBuilder(new ShardWriter(), work);
         ShardUploader uploader = new ShardUploader(options.target, retrier, work);
         ShardCommitter committer = new ShardCommitter(options.target, CLOCK, retrier, "sink-test");
+        ShardQuarantine quarantine = new ShardQuarantine(options.target, retrier, CLOCK, "sink-test", meters);
         if (options.nanoTime == null) {
             worker = new SinkWorker(consumer, TOPIC, Duration.ofMillis(10), spools, builder, uploader, committer,
-                    new SinkMetrics(meters));
+                    new SinkMetrics(meters), quarantine);
         } else {
             Backpressure backpressure = new Backpressure(FIRST_BACKOFF, MAX_BACKOFF, options.spoolLimit,
                     options.nanoTime, new SplittableRandom(3));
             worker = new SinkWorker(consumer, TOPIC, Duration.ofMillis(10), spools, builder, uploader, committer,
-                    new SinkMetrics(meters), backpressure, options.crashPoints);
+                    new SinkMetrics(meters), backpressure, options.crashPoints, quarantine);
         }
     }
 
