@@ -26,7 +26,7 @@ import java.util.concurrent.TimeUnit;
  * kernel kills them when this JVM dies, even by kill -9: a crashed test leaves no service behind.
  * Their command line carries {@code -Dshardflow.app.dir=<work dir>} to recognise them in {@code ps}.
  */
-final class AppProcess implements AutoCloseable {
+public final class AppProcess implements AutoCloseable {
 
     private static final Path SETPRIV = Path.of("/usr/bin/setpriv");
     /**
@@ -53,7 +53,7 @@ final class AppProcess implements AutoCloseable {
         this.logStart = logStart;
     }
 
-    static AppProcess start(String name, String mainClass, Map<String, String> settings, Path workDir) {
+    public static AppProcess start(String name, String mainClass, Map<String, String> settings, Path workDir) {
         return start(name, mainClass, settings, workDir, List.of("-Xmx512m", "-XX:+UseSerialGC"));
     }
 
@@ -123,16 +123,16 @@ final class AppProcess implements AutoCloseable {
         return process.pid();
     }
 
-    boolean isAlive() {
+    public boolean isAlive() {
         return process.isAlive();
     }
 
     /** The exit code, or -1 while it runs. */
-    int exitCode() {
+    public int exitCode() {
         return process.isAlive() ? -1 : process.exitValue();
     }
 
-    Path log() {
+    public Path log() {
         return log;
     }
 
@@ -148,7 +148,7 @@ final class AppProcess implements AutoCloseable {
     }
 
     /** Fails with the end of the log if the process has already exited. */
-    void requireAlive() {
+    public void requireAlive() {
         if (!process.isAlive()) {
             throw new IllegalStateException(name + " exited with code " + process.exitValue() + "; last log lines:\n"
                     + tail(log, 20));

@@ -26,7 +26,9 @@ public final class KafkaTopics {
     }
 
     public void produce(String topic, List<ProducerRecord<byte[], byte[]>> records) throws Exception {
-        Map<String, Object> props = Map.of("bootstrap.servers", bootstrapServers, "acks", "all", "enable.idempotence", true);
+        // Room for records up to the samples topic's max.message.bytes, so tests can send near the limit.
+        Map<String, Object> props = Map.of("bootstrap.servers", bootstrapServers, "acks", "all", "enable.idempotence", true,
+                "max.request.size", 4 << 20);
         try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(props, new ByteArraySerializer(), new ByteArraySerializer())) {
             for (ProducerRecord<byte[], byte[]> record : records) {
                 producer.send(record).get(30, TimeUnit.SECONDS);
