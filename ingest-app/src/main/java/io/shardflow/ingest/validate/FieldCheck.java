@@ -52,7 +52,7 @@ final class FieldCheck {
                     field, value.length(), limits.maxIdChars()));
         }
         return controlCharacter(value).map(at -> Rejection.of(RejectReason.INVALID_FIELD,
-                "%s holds control character U+%04X at index %d", field, (int) value.charAt(at), at));
+                "%s holds control character or lone surrogate U+%04X at index %d", field, (int) value.charAt(at), at));
     }
 
     private Optional<Rejection> checkAttributes(Map<String, String> attributes) {
@@ -84,9 +84,16 @@ final class FieldCheck {
         return value != null && Names.DATASET_NAME.matcher(value).matches();
     }
 
+    /**
+     * The first control character or lone UTF-16 surrogate: the shard writer refuses both (a NUL
+     * cuts an HDF5 string, a lone surrogate has no UTF-8 form), so they must be refused here.
+     */
     private static Optional<Integer> controlCharacter(String value) {
         for (int i = 0; i < value.length(); i++) {
-            if (Character.isISOControl(value.charAt(i))) {
+            char c = value.charAt(i);
+            if (Character.isHighSurrogate(c) && i + 1 < value.length() && Character.isLowSurrogate(value.charAt(i + 1))) {
+                i++;
+            } else if (Character.isISOControl(c) || Character.isSurrogate(c)) {
                 return Optional.of(i);
             }
         }

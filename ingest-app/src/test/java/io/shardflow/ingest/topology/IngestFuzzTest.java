@@ -121,14 +121,13 @@ class IngestFuzzTest {
         return assigned.stream().findFirst();
     }
 
+    /**
+     * Writes the sample's ids and attributes into a one-row shard and reads them back. Its tensors
+     * already match the spec byte for byte (ingest checked), so zeros of the spec's sizes stand in.
+     */
     private void assertAShardCanHold(Sample sample) {
         Map<String, byte[]> tensors = new HashMap<>();
-        for (Tensor tensor : sample.getTensors()) {
-            ByteBuffer data = tensor.getData().duplicate();
-            byte[] bytes = new byte[data.remaining()];
-            data.get(bytes);
-            tensors.put(tensor.getName(), bytes);
-        }
+        TestSamples.spec().tensors().forEach(t -> tensors.put(t.name(), new byte[(int) t.byteLength()]));
         SampleRow row = new SampleRow(sample.getSampleId(), sample.getDeviceId(), sample.getProducedAt().toEpochMilli(), tensors,
                 sample.getAttributes());
         Path file = stateDir.resolve("shard.h5");
