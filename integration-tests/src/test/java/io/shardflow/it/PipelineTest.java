@@ -4,8 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.shardflow.cli.PipelineSettings;
-import io.shardflow.cli.StackEndpoints;
 import io.shardflow.dataset.catalog.DatasetCatalog;
 import io.shardflow.dataset.log.CommitLog;
 import io.shardflow.dataset.log.ShardEntry;
@@ -19,8 +17,10 @@ import io.shardflow.edge.SyntheticSamples;
 import io.shardflow.ingest.IngestApp;
 import io.shardflow.sink.ShardSinkApp;
 import io.shardflow.stack.LocalStack;
+import io.shardflow.stack.PipelineSettings;
 import io.shardflow.stack.S3Kind;
 import io.shardflow.stack.StackConfig;
+import io.shardflow.stack.StackEndpoints;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -39,6 +39,7 @@ import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
@@ -143,7 +144,7 @@ class PipelineTest {
     }
 
     private static void produceRaw(StackEndpoints endpoints, byte[] value) throws Exception {
-        Map<String, Object> props = Map.of("bootstrap.servers", endpoints.bootstrapServers());
+        Map<String, Object> props = Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, endpoints.bootstrapServers());
         try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(props, new ByteArraySerializer(), new ByteArraySerializer())) {
             producer.send(new ProducerRecord<>("samples", "garbage".getBytes(StandardCharsets.UTF_8), value)).get(30, TimeUnit.SECONDS);
         }

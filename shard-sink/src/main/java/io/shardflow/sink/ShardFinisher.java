@@ -5,8 +5,6 @@ import io.shardflow.dataset.log.CommitResult;
 import io.shardflow.dataset.log.ShardEntry;
 import io.shardflow.dataset.spec.DatasetSpec;
 import io.shardflow.sink.commit.ShardCommitter;
-import io.shardflow.sink.fault.CrashPoint;
-import io.shardflow.sink.fault.CrashPoints;
 import io.shardflow.sink.quarantine.ShardQuarantine;
 import io.shardflow.sink.write.ShardBuilder;
 import io.shardflow.sink.write.ShardUploader;
@@ -18,6 +16,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.function.BiConsumer;
 import java.util.function.Function;
+import org.apache.kafka.common.TopicPartition;
 
 /**
  * Takes sealed shards into the commit log: build the HDF5 file, upload it create-only, then one
@@ -32,15 +31,15 @@ final class ShardFinisher {
     private final ShardBuilder builder;
     private final ShardUploader uploader;
     private final ShardCommitter committer;
-    private final CrashPoints crashPoints;
+    private final SinkHook hook;
     private final ShardQuarantine quarantine;
 
-    ShardFinisher(ShardBuilder builder, ShardUploader uploader, ShardCommitter committer, CrashPoints crashPoints,
+    ShardFinisher(ShardBuilder builder, ShardUploader uploader, ShardCommitter committer, SinkHook hook,
                   ShardQuarantine quarantine) {
         this.builder = builder;
         this.uploader = uploader;
         this.committer = committer;
-        this.crashPoints = crashPoints;
+        this.hook = hook;
         this.quarantine = quarantine;
     }
 
@@ -50,9 +49,10 @@ final class ShardFinisher {
      * leaves that group and the ones after it pending. A shard that cannot be built is quarantined
      * and handed to {@code done} on its own, with an empty result, as soon as its record is durable.
      *
-     * @param sourceOffsets where each partition stands once the given shards are committed
+     * @param sourceOffsets where each owned partition stands once the given shards are committed (every
+     *                      partition, not only those that moved since the last consumer commit): recorded in the entry
      */
-    void finish(List<PendingShard> pending, Function<Set<ShardId>, Map<String, Long>> sourceOffsets,
+    void finish(List<PendingShard> pending, Function<Set<ShardId>, Map<TopicPartition, Long>> sourceOffsets,
                 BiConsumer<List<PendingShard>, CommitResult> done) {
         Map<String, List<PendingShard>> byVersion = new LinkedHashMap<>();
         for (PendingShard p : pending) {
@@ -74,17 +74,17 @@ final class ShardFinisher {
             if (group.isEmpty()) {
                 continue;
             }
-            crashPoints.reach(CrashPoint.AFTER_UPLOAD);
+            hook.passed(SinkHook.Step.SHARDS_UPLOADED);
             ShardId first = group.get(0).shard;
-            CommitResult result = committer.commit(first.dataset(), first.version(), entries, sourceOffsets.apply(ids));
-            crashPoints.reach(CrashPoint.AFTER_COMMIT);
+            CommitResult result = committer.commit(first.dataset(), first.version(), entries, positions(sourceOffsets.apply(ids)));
+            hook.passed(SinkHook.Step.COMMIT_WRITTEN);
             pending.removeAll(group);
             done.accept(group, result);
         }
     }
 
     /** Builds the shard's file unless done already; false if the shard cannot be built and is now quarantined. */
-    private boolean buildOrQuarantine(PendingShard p, Function<Set<ShardId>, Map<String, Long>> sourceOffsets) {
+    private boolean buildOrQuarantine(PendingShard p, Function<Set<ShardId>, Map<TopicPartition, Long>> sourceOffsets) {
         if (p.built != null || p.uploaded != null) {
             return true;
         }
@@ -95,10 +95,10 @@ final class ShardFinisher {
             if (!ShardQuarantine.isShardAtFault(e)) {
                 throw e;
             }
-            quarantine.setAside(p.shard, p.seal, e, sourceOffsets.apply(Set.of(p.shard)));
+            quarantine.setAside(p.shard, p.seal, e, positions(sourceOffsets.apply(Set.of(p.shard))));
             return false;
         }
-        crashPoints.reach(CrashPoint.BEFORE_UPLOAD);
+        hook.passed(SinkHook.Step.SHARD_BUILT);
         return true;
     }
 
@@ -107,5 +107,12 @@ final class ShardFinisher {
             p.uploaded = uploader.upload(p.built);
         }
         return p.uploaded;
+    }
+
+    /** Partition positions as the commit log and quarantine records write them: "topic-partition" to offset. */
+    private static Map<String, Long> positions(Map<TopicPartition, Long> offsets) {
+        Map<String, Long> positions = new LinkedHashMap<>();
+        offsets.forEach((partition, offset) -> positions.put(partition.toString(), offset));
+        return positions;
     }
 }

@@ -8,15 +8,16 @@ import static io.shardflow.it.badinput.BadInputFixtures.sample;
 import static io.shardflow.it.badinput.BadInputFixtures.serialize;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.shardflow.cli.PipelineSettings;
-import io.shardflow.cli.StackEndpoints;
 import io.shardflow.dataset.catalog.DatasetCatalog;
 import io.shardflow.dataset.store.S3ObjectStore;
 import io.shardflow.ingest.IngestApp;
+import io.shardflow.ingest.config.IngestConfig;
 import io.shardflow.it.support.KafkaTopics;
 import io.shardflow.schemas.Sample;
 import io.shardflow.stack.LocalStack;
+import io.shardflow.stack.PipelineSettings;
 import io.shardflow.stack.StackConfig;
+import io.shardflow.stack.StackEndpoints;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -58,7 +59,7 @@ class BadInputTest {
             new DatasetCatalog(store).create(BadInputFixtures.spec());
             Map<String, Object> settings = new HashMap<>(PipelineSettings.ingest(endpoints, 1000, 1 << 20, Duration.ofSeconds(1),
                     work.resolve("ingest")));
-            settings.put("sample.max.bytes", Long.toString(MAX_RECORD_BYTES));
+            settings.put(IngestConfig.SAMPLE_MAX_BYTES, Long.toString(MAX_RECORD_BYTES));
             IngestApp ingest = IngestApp.start(settings);
             try {
                 Map<String, byte[]> bad = badRecords(endpoints.registryUrl());

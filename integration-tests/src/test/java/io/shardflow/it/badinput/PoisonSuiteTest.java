@@ -6,9 +6,9 @@ import static io.shardflow.it.badinput.BadInputFixtures.mutate;
 import static io.shardflow.it.badinput.BadInputFixtures.serialize;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.shardflow.cli.AppProcess;
-import io.shardflow.cli.PipelineSettings;
-import io.shardflow.cli.StackEndpoints;
+import io.shardflow.stack.ServiceProcess;
+import io.shardflow.stack.PipelineSettings;
+import io.shardflow.stack.StackEndpoints;
 import io.shardflow.dataset.catalog.DatasetCatalog;
 import io.shardflow.dataset.log.CommitLog;
 import io.shardflow.dataset.log.ShardEntry;
@@ -75,9 +75,9 @@ class PoisonSuiteTest {
             new DatasetCatalog(store).create(BadInputFixtures.spec());
             assertSamplesTopicRunsOnBrokerTimeWithAlignedLimits(endpoints);
 
-            AppProcess ingest = AppProcess.start("ingest-app", IngestApp.class.getName(), PipelineSettings.ingest(endpoints, 10,
+            ServiceProcess ingest = ServiceProcess.start("ingest-app", IngestApp.class.getName(), PipelineSettings.ingest(endpoints, 10,
                     1 << 20, Duration.ofSeconds(1), work.resolve("ingest-state")), work.resolve("ingest"));
-            AppProcess sink = AppProcess.start("shard-sink", ShardSinkApp.class.getName(),
+            ServiceProcess sink = ServiceProcess.start("shard-sink", ShardSinkApp.class.getName(),
                     PipelineSettings.sink(endpoints, work.resolve("sink-spool"), "poison-sink"), work.resolve("sink"));
             try (ingest; sink) {
                 List<Planned> plan = plan(endpoints.registryUrl());
@@ -201,7 +201,7 @@ class PoisonSuiteTest {
     }
 
     /** Waits until the latest snapshot holds {@code expected} samples (or a service died), then reads every committed row. */
-    private List<SampleRow> awaitCommitted(S3ObjectStore store, int expected, AppProcess ingest, AppProcess sink) throws Exception {
+    private List<SampleRow> awaitCommitted(S3ObjectStore store, int expected, ServiceProcess ingest, ServiceProcess sink) throws Exception {
         CommitLog log = new CommitLog(store, BadInputFixtures.DATASET, BadInputFixtures.VERSION, Clock.systemUTC());
         long deadline = System.nanoTime() + Duration.ofSeconds(120).toNanos();
         while (log.latest().sampleCount() < expected && System.nanoTime() < deadline) {

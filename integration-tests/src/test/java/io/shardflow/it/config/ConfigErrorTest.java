@@ -2,10 +2,14 @@ package io.shardflow.it.config;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.shardflow.cli.PipelineSettings;
-import io.shardflow.cli.StackEndpoints;
+import io.shardflow.ingest.IngestApp;
+import io.shardflow.ingest.config.IngestConfig;
+import io.shardflow.sink.ShardSinkApp;
+import io.shardflow.sink.config.SinkConfig;
 import io.shardflow.stack.LocalStack;
+import io.shardflow.stack.PipelineSettings;
 import io.shardflow.stack.StackConfig;
+import io.shardflow.stack.StackEndpoints;
 import java.io.IOException;
 import java.io.Writer;
 import java.net.ServerSocket;
@@ -28,8 +32,8 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class ConfigErrorTest {
 
-    private static final String INGEST = "io.shardflow.ingest.IngestApp";
-    private static final String SINK = "io.shardflow.sink.ShardSinkApp";
+    private static final String INGEST = IngestApp.class.getName();
+    private static final String SINK = ShardSinkApp.class.getName();
 
     @TempDir
     static Path work;
@@ -58,22 +62,22 @@ class ConfigErrorTest {
     @Test
     void shouldNameAMissingRequiredSetting() throws Exception {
         Map<String, String> settings = ingestSettings();
-        settings.remove("bootstrap.servers");
-        assertStopsNaming(INGEST, settings, "bootstrap.servers");
+        settings.remove(IngestConfig.BOOTSTRAP_SERVERS);
+        assertStopsNaming(INGEST, settings, IngestConfig.BOOTSTRAP_SERVERS);
     }
 
     @Test
     void shouldNameAMalformedNumber() throws Exception {
         Map<String, String> settings = ingestSettings();
-        settings.put("shard.max.samples", "lots");
-        assertStopsNaming(INGEST, settings, "shard.max.samples");
+        settings.put(IngestConfig.SHARD_MAX_SAMPLES, "lots");
+        assertStopsNaming(INGEST, settings, IngestConfig.SHARD_MAX_SAMPLES);
     }
 
     @Test
     void shouldNameAnOutOfRangeValue() throws Exception {
         Map<String, String> settings = ingestSettings();
-        settings.put("shard.max.age.ms", "0");
-        assertStopsNaming(INGEST, settings, "shard.max.age.ms");
+        settings.put(IngestConfig.SHARD_MAX_AGE_MS, "0");
+        assertStopsNaming(INGEST, settings, IngestConfig.SHARD_MAX_AGE_MS);
     }
 
     @Test
@@ -100,15 +104,15 @@ class ConfigErrorTest {
     @Test
     void shouldNameAnUnreachableBroker() throws Exception {
         Map<String, String> settings = sinkSettings();
-        settings.put("bootstrap.servers", "127.0.0.1:" + closedPort());
-        assertStopsNaming(SINK, settings, "bootstrap.servers");
+        settings.put(SinkConfig.BOOTSTRAP_SERVERS, "127.0.0.1:" + closedPort());
+        assertStopsNaming(SINK, settings, SinkConfig.BOOTSTRAP_SERVERS);
     }
 
     @Test
     void shouldNameAnUnreachableRegistry() throws Exception {
         Map<String, String> settings = ingestSettings();
-        settings.put("registry.url", "http://127.0.0.1:" + closedPort() + "/apis/registry/v3");
-        assertStopsNaming(INGEST, settings, "registry.url");
+        settings.put(IngestConfig.REGISTRY_URL, "http://127.0.0.1:" + closedPort() + "/apis/registry/v3");
+        assertStopsNaming(INGEST, settings, IngestConfig.REGISTRY_URL);
     }
 
     private void assertStopsNaming(String mainClass, Map<String, String> settings, String key) throws Exception {

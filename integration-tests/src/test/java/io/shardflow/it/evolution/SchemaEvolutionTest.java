@@ -5,8 +5,6 @@ import static org.awaitility.Awaitility.await;
 
 import io.apicurio.registry.serde.avro.AvroKafkaSerializer;
 import io.apicurio.registry.serde.config.SerdeConfig;
-import io.shardflow.cli.PipelineSettings;
-import io.shardflow.cli.StackEndpoints;
 import io.shardflow.dataset.catalog.DatasetCatalog;
 import io.shardflow.dataset.log.CommitLog;
 import io.shardflow.dataset.log.ShardEntry;
@@ -18,11 +16,14 @@ import io.shardflow.dataset.spec.TensorSpec;
 import io.shardflow.dataset.store.S3ObjectStore;
 import io.shardflow.edge.SampleBuilder;
 import io.shardflow.ingest.IngestApp;
+import io.shardflow.ingest.config.IngestConfig;
 import io.shardflow.it.support.KafkaTopics;
 import io.shardflow.schemas.Sample;
 import io.shardflow.sink.ShardSinkApp;
 import io.shardflow.stack.LocalStack;
+import io.shardflow.stack.PipelineSettings;
 import io.shardflow.stack.StackConfig;
+import io.shardflow.stack.StackEndpoints;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -63,7 +64,7 @@ class SchemaEvolutionTest {
             catalog.create(spec("v1", "image:float32:2x4"));
             Map<String, Object> ingestSettings = new HashMap<>(PipelineSettings.ingest(endpoints, 1000, 1 << 20,
                     Duration.ofSeconds(10), work.resolve("ingest")));
-            ingestSettings.put("spec.miss.cache.ms", "200");
+            ingestSettings.put(IngestConfig.SPEC_MISS_CACHE_MS, "200");
             IngestApp ingest = IngestApp.start(ingestSettings);
             ShardSinkApp sink = ShardSinkApp.start(new HashMap<>(PipelineSettings.sink(endpoints, work.resolve("sink"), "evo")));
             KafkaTopics topics = new KafkaTopics(endpoints.bootstrapServers());

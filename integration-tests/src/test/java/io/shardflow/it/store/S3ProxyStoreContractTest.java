@@ -1,11 +1,11 @@
 package io.shardflow.it.store;
 
-import io.shardflow.cli.StackEndpoints;
 import io.shardflow.dataset.store.S3ObjectStoreContract;
 import io.shardflow.dataset.store.S3Settings;
 import io.shardflow.stack.LocalStack;
 import io.shardflow.stack.S3Kind;
 import io.shardflow.stack.StackConfig;
+import io.shardflow.stack.StackEndpoints;
 import java.nio.file.Path;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;

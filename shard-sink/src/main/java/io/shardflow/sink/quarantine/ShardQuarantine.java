@@ -9,7 +9,7 @@ import io.shardflow.dataset.quarantine.QuarantinedShard;
 import io.shardflow.dataset.store.ObjectStore;
 import io.shardflow.dataset.store.ObjectStoreException;
 import io.shardflow.schemas.internal.ShardSealed;
-import io.shardflow.sink.write.Retrier;
+import io.shardflow.dataset.retry.Retrier;
 import java.io.UncheckedIOException;
 import java.time.Clock;
 import java.util.Map;
