@@ -19,7 +19,8 @@ import picocli.CommandLine.Parameters;
 
 @Command(name = "dataset", description = "Create, list, inspect, verify and compare datasets.",
         subcommands = {DatasetCommand.Create.class, DatasetCommand.ListDatasets.class, DatasetCommand.Show.class,
-                DatasetSnapshotsCommand.class, DatasetVerifyCommand.class, DatasetDiffCommand.class})
+                DatasetSnapshotsCommand.class, DatasetVerifyCommand.class, DatasetDiffCommand.class,
+                DatasetQuarantineCommand.class})
 final class DatasetCommand {
 
     static ObjectStore store(Endpoints endpoints) {
