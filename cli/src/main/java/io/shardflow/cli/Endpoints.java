@@ -4,6 +4,7 @@ import io.shardflow.app.KafkaClientConfig;
 import io.shardflow.dataset.store.S3Settings;
 import java.io.IOException;
 import java.nio.file.Files;
+import io.shardflow.stack.StackEndpoints;
 import java.nio.file.Path;
 import java.util.Map;
 import java.util.Optional;
