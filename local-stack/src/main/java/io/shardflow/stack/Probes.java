@@ -26,6 +26,7 @@ import org.apache.kafka.common.KafkaException;
 final class Probes {
 
     private static final Duration TIMEOUT = Duration.ofSeconds(2);
+    private static final Duration SECURE_TIMEOUT = Duration.ofSeconds(10);
     // Loopback only; an explicit NO_PROXY so a proxy configured for the JVM is never consulted.
     private static final HttpClient HTTP = HttpClient.newBuilder()
             .proxy(HttpClient.Builder.NO_PROXY)
@@ -72,7 +73,9 @@ final class Probes {
         if (!tcpOpen(host, port)) {
             return false;
         }
-        int timeoutMs = (int) TIMEOUT.toMillis();
+        // A TLS client's first handshake (key store, SSL engine warm-up) alone took over 2 s on a busy
+        // 2-core machine, so a one-shot probe of a secure broker (`stack status`) gets more time.
+        int timeoutMs = (int) (clientSettings.isEmpty() ? TIMEOUT : SECURE_TIMEOUT).toMillis();
         Properties props = new Properties();
         props.putAll(clientSettings);
         props.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, host + ":" + port);
