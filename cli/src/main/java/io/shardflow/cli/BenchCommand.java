@@ -31,16 +31,19 @@ import picocli.CommandLine.Spec;
  * same Avro records on the same stack in the same run. The ratio is the figure to compare across
  * machines; absolute numbers on a shared 2-core box are noise.
  */
-@Command(name = "bench", description = "Measure publish-to-snapshot throughput against raw Kafka produce+consume, in one run.")
+@Command(name = "bench", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class, description = "Measure publish-to-snapshot throughput against raw Kafka produce+consume, in one run, on a fresh local stack.",
+        footerHeading = "%nExamples:%n",
+        footer = {"  bin/shardflow bench                          # 20,000 samples on S3Proxy",
+                "  bin/shardflow bench --samples 100000 --s3 minio --json"})
 final class BenchCommand implements Callable<Integer> {
 
-    @Option(names = "--samples", defaultValue = "20000")
+    @Option(names = "--samples", defaultValue = "20000", description = "samples to publish and time, after a warm-up of 500 (default: ${DEFAULT-VALUE})")
     int samples;
-    @Option(names = "--s3", defaultValue = "s3proxy")
+    @Option(names = "--s3", defaultValue = "s3proxy", description = "S3 server of the stack: s3proxy or minio (default: ${DEFAULT-VALUE})")
     String s3;
-    @Option(names = "--shard-samples", defaultValue = "1000")
+    @Option(names = "--shard-samples", defaultValue = "1000", description = "seal a shard at this many samples (default: ${DEFAULT-VALUE})")
     int shardSamples;
-    @Option(names = "--work-dir", defaultValue = "${sys:shardflow.home:-.}/.stack/bench")
+    @Option(names = "--work-dir", defaultValue = "${sys:shardflow.home:-.}/.stack/bench", description = "where the stack and services keep their files; wiped first (default: ${DEFAULT-VALUE})")
     Path workDir;
     @Spec
     picocli.CommandLine.Model.CommandSpec command;

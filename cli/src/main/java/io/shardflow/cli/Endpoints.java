@@ -23,13 +23,13 @@ final class Endpoints {
     @Option(names = "--s3-endpoint", description = "S3 endpoint URL (env SHARDFLOW_S3_ENDPOINT)")
     String s3Endpoint;
 
-    @Option(names = "--s3-access-key", description = "(env SHARDFLOW_S3_ACCESS_KEY)")
+    @Option(names = "--s3-access-key", description = "S3 access key (env SHARDFLOW_S3_ACCESS_KEY)")
     String s3AccessKey;
 
-    @Option(names = "--s3-secret-key", description = "(env SHARDFLOW_S3_SECRET_KEY)")
+    @Option(names = "--s3-secret-key", description = "S3 secret key; visible to other users in ps, prefer env SHARDFLOW_S3_SECRET_KEY")
     String s3SecretKey;
 
-    @Option(names = "--bucket", description = "bucket (env SHARDFLOW_S3_BUCKET)")
+    @Option(names = "--bucket", description = "S3 bucket (env SHARDFLOW_S3_BUCKET)")
     String bucket;
 
     @Option(names = "--stack-dir", description = "directory of a stack started by 'shardflow stack up' (default: ${DEFAULT-VALUE})",

@@ -14,17 +14,20 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
-@Command(name = "stack", description = "Run a local Kafka broker, Apicurio registry and S3 server as processes on 127.0.0.1.",
+@Command(name = "stack", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class, footerHeading = "%nExamples:%n",
+        footer = {"  bin/shardflow stack up --s3 minio", "  bin/shardflow stack status --json", "  bin/shardflow stack down"},
+        description = "Run a local Kafka broker, Apicurio registry and S3 server as processes on 127.0.0.1.",
         subcommands = {StackCommand.Up.class, StackCommand.Down.class, StackCommand.Status.class})
 final class StackCommand {
 
     static final String DEFAULT_DIR = "${env:SHARDFLOW_STACK_DIR:-${sys:shardflow.home:-.}/.stack}";
+    static final String STACK_DIR_HELP = "where the stack keeps its state (env SHARDFLOW_STACK_DIR, default: ${DEFAULT-VALUE})";
 
-    @Command(name = "up", description = "Start the stack and leave it running (state in --stack-dir).")
+    @Command(name = "up", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class, description = "Start the stack and leave it running (state in --stack-dir).")
     static final class Up implements Callable<Integer> {
-        @Option(names = "--stack-dir", defaultValue = DEFAULT_DIR)
+        @Option(names = "--stack-dir", defaultValue = DEFAULT_DIR, description = STACK_DIR_HELP)
         Path dir;
-        @Option(names = "--s3", defaultValue = "s3proxy", description = "s3proxy (light, default) or minio")
+        @Option(names = "--s3", defaultValue = "s3proxy", description = "S3 server: s3proxy (light) or minio (default: ${DEFAULT-VALUE})")
         String s3;
         @Spec
         picocli.CommandLine.Model.CommandSpec command;
@@ -44,9 +47,9 @@ final class StackCommand {
         }
     }
 
-    @Command(name = "down", description = "Stop the stack recorded in --stack-dir.")
+    @Command(name = "down", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class, description = "Stop the stack recorded in --stack-dir.")
     static final class Down implements Callable<Integer> {
-        @Option(names = "--stack-dir", defaultValue = DEFAULT_DIR)
+        @Option(names = "--stack-dir", defaultValue = DEFAULT_DIR, description = STACK_DIR_HELP)
         Path dir;
         @Spec
         picocli.CommandLine.Model.CommandSpec command;
@@ -59,9 +62,9 @@ final class StackCommand {
         }
     }
 
-    @Command(name = "status", description = "Show whether each server of the stack is up.")
+    @Command(name = "status", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class, description = "Show whether each server of the stack is up; exits 1 if one is not.")
     static final class Status implements Callable<Integer> {
-        @Option(names = "--stack-dir", defaultValue = DEFAULT_DIR)
+        @Option(names = "--stack-dir", defaultValue = DEFAULT_DIR, description = STACK_DIR_HELP)
         Path dir;
         @Spec
         picocli.CommandLine.Model.CommandSpec command;

@@ -1,0 +1,130 @@
+package io.shardflow.cli.doctor;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.Config;
+import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.common.config.ConfigResource;
+import org.apache.kafka.common.config.TopicConfig;
+import org.apache.kafka.common.errors.AuthenticationException;
+import org.apache.kafka.common.errors.AuthorizationException;
+import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
+
+/**
+ * The broker as the pipeline needs it: it answers (and accepts our credentials), the pipeline's
+ * topics exist, the samples topic takes every sample ingest-app would accept, and its timestamps
+ * come from the broker, so the dedupe window does not follow device clocks.
+ */
+public final class KafkaDoctor {
+
+    /** A topic the pipeline uses and the partition count the local stack gives it (for the fix line). */
+    public record Topic(String name, int partitions) {
+    }
+
+    private final Map<String, Object> clientSettings;
+    private final Duration timeout;
+
+    /** {@code clientSettings}: bootstrap.servers and any security settings of a Kafka client. */
+    public KafkaDoctor(Map<String, Object> clientSettings, Duration timeout) {
+        this.clientSettings = clientSettings;
+        this.timeout = timeout;
+    }
+
+    public List<Finding> check(Topic samples, List<Topic> others, long sampleMaxBytes) {
+        List<Finding> findings = new ArrayList<>();
+        Object bootstrap = clientSettings.get(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG);
+        Map<String, Object> settings = new java.util.HashMap<>(clientSettings);
+        settings.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, (int) timeout.toMillis());
+        settings.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, (int) timeout.toMillis());
+        try (Admin admin = Admin.create(settings)) {
+            int brokers = admin.describeCluster().nodes().get(timeout.toMillis(), TimeUnit.MILLISECONDS).size();
+            findings.add(Finding.ok("kafka", bootstrap + " answers (" + brokers + " broker" + (brokers == 1 ? "" : "s") + ")"));
+            Optional<Finding> samplesMissing = topic(admin, samples);
+            findings.add(samplesMissing.orElseGet(() -> samplesSettings(admin, samples.name(), sampleMaxBytes)));
+            for (Topic other : others) {
+                findings.add(topic(admin, other).orElse(Finding.ok("kafka.topic." + other.name(), "exists")));
+            }
+        } catch (ExecutionException | java.util.concurrent.TimeoutException e) {
+            findings.add(unreachable(bootstrap, e instanceof ExecutionException ? e.getCause() : e));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            findings.add(unreachable(bootstrap, e));
+        } catch (RuntimeException e) {
+            findings.add(Finding.fail("kafka", "cannot create a client for " + bootstrap + ": " + Finding.messageOf(e),
+                    "check --bootstrap / SHARDFLOW_BOOTSTRAP_SERVERS and the client settings"));
+        }
+        return findings;
+    }
+
+    private static Finding unreachable(Object bootstrap, Throwable e) {
+        if (e instanceof AuthenticationException) {
+            return Finding.fail("kafka", "the broker at " + bootstrap + " refused our credentials: " + e.getMessage(),
+                    "check the SASL/TLS settings of the Kafka client configuration");
+        }
+        return Finding.fail("kafka", "no answer from " + bootstrap + ": " + Finding.messageOf(e),
+                "start the broker ('bin/shardflow stack up') or point --bootstrap / SHARDFLOW_BOOTSTRAP_SERVERS at it");
+    }
+
+    /** Empty when the topic exists and can be described; a failing finding otherwise. */
+    private Optional<Finding> topic(Admin admin, Topic topic) throws InterruptedException {
+        String check = "kafka.topic." + topic.name();
+        try {
+            TopicDescription description = admin.describeTopics(List.of(topic.name())).allTopicNames()
+                    .get(timeout.toMillis(), TimeUnit.MILLISECONDS).get(topic.name());
+            return description.partitions().isEmpty()
+                    ? Optional.of(Finding.fail(check, "has no partitions", "recreate it")) : Optional.empty();
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof UnknownTopicOrPartitionException) {
+                return Optional.of(Finding.fail(check, "does not exist", "create it: kafka-topics.sh --create --topic "
+                        + topic.name() + " --partitions " + topic.partitions()));
+            }
+            if (e.getCause() instanceof AuthorizationException) {
+                return Optional.of(Finding.fail(check, "we may not describe it: " + e.getCause().getMessage(),
+                        "grant DESCRIBE on the topic to this principal"));
+            }
+            return Optional.of(Finding.fail(check, "cannot be described: " + Finding.messageOf(e.getCause()), "check the broker's log"));
+        } catch (java.util.concurrent.TimeoutException e) {
+            return Optional.of(Finding.fail(check, "no answer within " + timeout.toSeconds() + " s", "check the broker"));
+        }
+    }
+
+    private Finding samplesSettings(Admin admin, String topic, long sampleMaxBytes) {
+        String check = "kafka.topic." + topic;
+        ConfigResource resource = new ConfigResource(ConfigResource.Type.TOPIC, topic);
+        try {
+            Config config = admin.describeConfigs(List.of(resource)).all().get(timeout.toMillis(), TimeUnit.MILLISECONDS).get(resource);
+            int partitions = admin.describeTopics(List.of(topic)).allTopicNames().get(timeout.toMillis(), TimeUnit.MILLISECONDS)
+                    .get(topic).partitions().size();
+            long maxMessageBytes = Long.parseLong(config.get(TopicConfig.MAX_MESSAGE_BYTES_CONFIG).value());
+            String timestampType = config.get(TopicConfig.MESSAGE_TIMESTAMP_TYPE_CONFIG).value();
+            String found = partitions + " partitions, max.message.bytes=" + maxMessageBytes + ", message.timestamp.type=" + timestampType;
+            if (maxMessageBytes < sampleMaxBytes) {
+                return Finding.warn(check, found + ": samples between " + maxMessageBytes + " and sample.max.bytes=" + sampleMaxBytes
+                                + " bytes are refused by the broker instead of dead-lettered with a reason",
+                        "kafka-configs.sh --alter --entity-type topics --entity-name " + topic + " --add-config max.message.bytes="
+                                + sampleMaxBytes + " (or lower sample.max.bytes to " + maxMessageBytes + ")");
+            }
+            if (!"LogAppendTime".equals(timestampType)) {
+                return Finding.warn(check, found + ": the dedupe window follows device clocks, which may be wrong",
+                        "kafka-configs.sh --alter --entity-type topics --entity-name " + topic
+                                + " --add-config message.timestamp.type=LogAppendTime");
+            }
+            return Finding.ok(check, found);
+        } catch (ExecutionException e) {
+            return Finding.fail(check, "cannot read its settings: " + Finding.messageOf(e.getCause()),
+                    "grant DESCRIBE_CONFIGS on the topic to this principal");
+        } catch (java.util.concurrent.TimeoutException e) {
+            return Finding.fail(check, "no answer within " + timeout.toSeconds() + " s", "check the broker");
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return Finding.fail(check, "interrupted", "run doctor again");
+        }
+    }
+}
