@@ -16,21 +16,18 @@ import picocli.CommandLine.Spec;
                 "Put bin/ on the PATH (or alias shardflow=bin/shardflow): the script completes the command 'shardflow'."})
 final class CompletionCommand implements Callable<Integer> {
 
-    /** Which shell's script. */
+    /** Which shell's script; checked so that a typo exits 2 although both get the same script. */
     enum Shell { bash, zsh }
 
-    @Parameters(index = "0", paramLabel = "SHELL", description = "bash or zsh (zsh uses bash's script through bashcompinit)")
+    @Parameters(index = "0", paramLabel = "SHELL", description = "bash or zsh (the same script: under zsh it loads compinit and bashcompinit)")
     Shell shell;
     @Spec
     CommandSpec command;
 
     @Override
     public Integer call() {
+        // One script for both: under zsh it loads bashcompinit itself (it tests $ZSH_VERSION).
         String script = AutoComplete.bash("shardflow", command.root().commandLine());
-        if (shell == Shell.zsh) {
-            // picocli's script is written for bash; zsh runs it through its bash-completion emulation.
-            script = "autoload -U +X compinit && compinit\nautoload -U +X bashcompinit && bashcompinit\n" + script;
-        }
         command.commandLine().getOut().print(script);
         command.commandLine().getOut().flush();
         return 0;

@@ -86,7 +86,8 @@ final class Progress implements AutoCloseable {
             }
             case LINES -> {
                 int decile = total > 0 ? (int) Math.min(10, done * 10 / total) : 0;
-                if (decile > lastDecile || now - lastDrawnMillis >= LINE_EVERY.toMillis()) {
+                boolean finished = total > 0 && done >= total; // close() prints the last line
+                if (!finished && (decile > lastDecile || now - lastDrawnMillis >= LINE_EVERY.toMillis())) {
                     out.println(line(now));
                     out.flush();
                     lastDrawnMillis = now;

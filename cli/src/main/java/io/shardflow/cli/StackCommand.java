@@ -69,13 +69,25 @@ final class StackCommand {
         @Spec
         picocli.CommandLine.Model.CommandSpec command;
 
+        @Option(names = "--json", description = "print {stackDir, up, servers: [{role, pid, endpoint, processAlive, responding}]}")
+        boolean json;
+
         @Override
         public Integer call() {
             Map<Role, RecordedStack.ServerStatus> status = LocalStack.status(dir);
             PrintWriter out = command.commandLine().getOut();
+            boolean up = !status.isEmpty() && status.values().stream().allMatch(RecordedStack.ServerStatus::responding);
+            if (json) {
+                Map<String, Object> view = new java.util.LinkedHashMap<>();
+                view.put("stackDir", dir.toAbsolutePath().normalize().toString());
+                view.put("up", up);
+                view.put("servers", status.values());
+                out.println(JsonOutput.write(view));
+                return up ? 0 : Shardflow.PROBLEM;
+            }
             if (status.isEmpty()) {
                 out.println("no stack in " + dir);
-                return 1;
+                return Shardflow.PROBLEM;
             }
             boolean allUp = true;
             for (RecordedStack.ServerStatus s : status.values()) {

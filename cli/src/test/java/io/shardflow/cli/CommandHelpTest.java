@@ -3,8 +3,6 @@ package io.shardflow.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.shardflow.ingest.config.IngestConfig;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Stream;
@@ -18,10 +16,6 @@ import picocli.CommandLine.Model.CommandSpec;
 /** Walks the whole command model: every command answers --help with exit 0 and describes every argument. */
 class CommandHelpTest {
 
-    /** Output of one in-process run. */
-    record Run(int exitCode, String out, String err) {
-    }
-
     @TestFactory
     Stream<DynamicTest> shouldAnswerHelpWithExitZeroAndDescribeEveryOptionOfEveryCommand() {
         List<List<String>> paths = new ArrayList<>();
@@ -31,7 +25,7 @@ class CommandHelpTest {
         return paths.stream().map(path -> DynamicTest.dynamicTest(String.join(" ", path) + " --help", () -> {
             List<String> args = new ArrayList<>(path);
             args.add("--help");
-            Run run = run(args.toArray(String[]::new));
+            CliRun run = run(args.toArray(String[]::new));
 
             assertThat(run.exitCode()).as(run.err()).isZero();
             assertThat(run.out()).contains("Usage: shardflow", "-h, --help");
@@ -46,7 +40,7 @@ class CommandHelpTest {
 
     @Test
     void shouldPrintHelpForDatasetVerifyInsteadOfComplainingAboutMissingParameters() {
-        Run run = run("dataset", "verify", "--help");
+        CliRun run = run("dataset", "verify", "--help");
 
         assertThat(run.exitCode()).isZero();
         assertThat(run.out()).contains("NAME", "VERSION", "--snapshot", "Examples:").doesNotContain("Missing required");
@@ -67,8 +61,8 @@ class CommandHelpTest {
 
     @Test
     void shouldExitTwoOnUsageErrors() {
-        Run unknown = run("bench", "--no-such-option");
-        Run missing = run("dataset", "verify", "cams");
+        CliRun unknown = run("bench", "--no-such-option");
+        CliRun missing = run("dataset", "verify", "cams");
 
         assertThat(unknown.exitCode()).isEqualTo(2);
         assertThat(unknown.err()).contains("Unknown option: '--no-such-option'");
@@ -78,7 +72,7 @@ class CommandHelpTest {
 
     @Test
     void shouldExitTwoWhenNoEndpointIsConfigured() {
-        Run run = run("dataset", "list", "--stack-dir", "/nonexistent/stack", "--s3-endpoint", "");
+        CliRun run = run("dataset", "list", "--stack-dir", "/nonexistent/stack", "--s3-endpoint", "");
 
         assertThat(run.exitCode()).as(run.out() + run.err()).isEqualTo(2);
         assertThat(run.err()).contains("no --s3-endpoint given");
@@ -86,12 +80,13 @@ class CommandHelpTest {
 
     @Test
     void shouldPrintACompletionScriptForBashAndZshFromTheCommandModel() {
-        Run bash = run("completion", "bash");
-        Run zsh = run("completion", "zsh");
+        CliRun bash = run("completion", "bash");
+        CliRun zsh = run("completion", "zsh");
 
         assertThat(bash.exitCode()).isZero();
         assertThat(bash.out()).contains("complete -F _complete_shardflow", "dataset", "verify", "--snapshot", "doctor");
-        assertThat(zsh.out()).startsWith("autoload -U +X compinit").contains("bashcompinit", "_complete_shardflow");
+        assertThat(bash.out()).contains("ZSH_VERSION", "autoload -U +X bashcompinit && bashcompinit");
+        assertThat(zsh.out()).isEqualTo(bash.out());
         assertThat(run("completion", "fish").exitCode()).isEqualTo(2);
     }
 
@@ -120,13 +115,7 @@ class CommandHelpTest {
         return command.getCommandSpec();
     }
 
-    static Run run(String... args) {
-        CommandLine cli = Shardflow.commandLine();
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        cli.setOut(new PrintWriter(out));
-        cli.setErr(new PrintWriter(err));
-        int code = cli.execute(args);
-        return new Run(code, out.toString(), err.toString());
+    private static CliRun run(String... args) {
+        return CliRun.of(args);
     }
 }

@@ -122,6 +122,8 @@ class DatasetCommandsTest {
         expected.forEach((label, n) -> assertThat(counts.get(label).asLong()).as("label %s", label).isEqualTo(n));
         assertThat(json.get("snapshot").get("firstProducedAt").asText()).isEqualTo("2023-11-14T22:13:20Z");
         assertThat(older.out()).contains("snapshot 1: 4 shards, 18 samples").doesNotContain("samples per");
+        assertThat(human.err()).contains("label counts: 12 shards done in ");
+        assertThat(older.err()).isEmpty();
     }
 
     @Test
@@ -131,6 +133,9 @@ class DatasetCommandsTest {
 
         assertThat(human.exitCode()).isZero();
         assertThat(human.out()).isEqualTo("cams/v1 snapshot 3: 12 shards, 46 samples: OK\n");
+        // not a terminal: plain progress lines on stderr, one per further tenth, then the total
+        assertThat(human.err().lines().toList()).anyMatch(l -> l.matches("verify: 2/12 shards \\(16%\\), \\d+ shards/s, ETA \\d+ s"))
+                .last().asString().startsWith("verify: 12 shards done in ");
         assertThat(json.get("ok").asBoolean()).isTrue();
         assertThat(json.get("samples").asLong()).isEqualTo(30);
     }

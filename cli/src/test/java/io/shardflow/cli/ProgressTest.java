@@ -51,10 +51,10 @@ class ProgressTest {
         }
 
         String[] lines = text.toString().split("\n");
-        assertThat(lines).hasSize(11);
+        assertThat(lines).hasSize(10);
         assertThat(lines[0]).isEqualTo("verify: 20/200 shards (10%), 20 shards/s, ETA 9 s");
         assertThat(lines[4]).isEqualTo("verify: 100/200 shards (50%), 20 shards/s, ETA 5 s");
-        assertThat(lines[10]).isEqualTo("verify: 200 shards done in 10.0 s (20 shards/s)");
+        assertThat(lines[9]).isEqualTo("verify: 200 shards done in 10.0 s (20 shards/s)");
     }
 
     @Test

@@ -27,7 +27,7 @@ public record Finding(String check, Status status, String detail, String fix) {
 
     /** The one line a person reads. */
     public String line() {
-        return String.format("%-4s %-28s %s%s", status, check, detail, fix.isEmpty() ? "" : " -> " + fix);
+        return String.format("%-4s %-30s %s%s", status, check, detail, fix.isEmpty() ? "" : " -> " + fix);
     }
 
     static String messageOf(Throwable e) {
@@ -36,6 +36,6 @@ public record Finding(String check, Status status, String detail, String fix) {
             root = root.getCause();
         }
         String message = root.getMessage() != null ? root.getMessage() : root.getClass().getSimpleName();
-        return root == e ? message : e.getMessage() + " (" + message + ")";
+        return root == e || e.getMessage() == null ? message : e.getMessage() + " (" + message + ")";
     }
 }
