@@ -26,13 +26,13 @@ final class Endpoints {
     @Option(names = "--s3-access-key", description = "S3 access key (env SHARDFLOW_S3_ACCESS_KEY)")
     String s3AccessKey;
 
-    @Option(names = "--s3-secret-key", description = "S3 secret key; visible to other users in ps, prefer env SHARDFLOW_S3_SECRET_KEY")
+    @Option(names = "--s3-secret-key", description = "(env SHARDFLOW_S3_SECRET_KEY)")
     String s3SecretKey;
 
     @Option(names = "--bucket", description = "S3 bucket (env SHARDFLOW_S3_BUCKET)")
     String bucket;
 
-    @Option(names = "--stack-dir", description = "directory of a stack started by 'shardflow stack up' (default: ${DEFAULT-VALUE})",
+    @Option(names = "--stack-dir", description = "directory of a stack started by 'shardflow stack up' (env SHARDFLOW_STACK_DIR, default: ${DEFAULT-VALUE})",
             defaultValue = "${env:SHARDFLOW_STACK_DIR:-${sys:shardflow.home:-.}/.stack}")
     Path stackDir;
 
