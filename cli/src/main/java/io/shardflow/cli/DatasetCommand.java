@@ -16,7 +16,6 @@ import java.util.Optional;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.Parameters;
 
 @Command(name = "dataset", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class, footerHeading = "%nExamples:%n",
         footer = {"  bin/shardflow dataset create --name cams --version v1 --tensor image:float32:3x32x32 \\",
@@ -112,11 +111,7 @@ final class DatasetCommand {
 
     @Command(name = "show", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class, description = "Show a dataset version's spec and a snapshot (latest by default): size,"
             + " produce-time range and, when the spec names a label tensor, samples per label.")
-    static final class Show extends DatasetSubcommand {
-        @Parameters(index = "0", paramLabel = "NAME", description = "dataset name")
-        String name;
-        @Parameters(index = "1", paramLabel = "VERSION", description = "dataset version")
-        String version;
+    static final class Show extends DatasetVersionSubcommand {
         @Option(names = "--snapshot", description = "snapshot id (default: latest)")
         Long snapshotId;
         @Option(names = "--shards", description = "list every shard")

@@ -13,12 +13,8 @@ import picocli.CommandLine.Parameters;
 
 /** {@code shardflow dataset diff NAME VERSION A B}: what snapshot B has that A has not. */
 @Command(name = "diff", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class, description = "Shards and samples added between snapshot A and a later snapshot B.")
-final class DatasetDiffCommand extends DatasetSubcommand {
+final class DatasetDiffCommand extends DatasetVersionSubcommand {
 
-    @Parameters(index = "0", paramLabel = "NAME", description = "dataset name")
-    String name;
-    @Parameters(index = "1", paramLabel = "VERSION", description = "dataset version")
-    String version;
     @Parameters(index = "2", paramLabel = "A", description = "the earlier snapshot id")
     long from;
     @Parameters(index = "3", paramLabel = "B", description = "the later snapshot id")

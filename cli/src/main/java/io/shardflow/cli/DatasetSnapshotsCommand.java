@@ -12,16 +12,11 @@ import java.util.List;
 import java.util.Map;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.Parameters;
 
 /** {@code shardflow dataset snapshots NAME VERSION}: the history of a dataset version, one snapshot per line. */
 @Command(name = "snapshots", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class, description = "List a dataset version's snapshots: when, by whom, what each added, running totals.")
-final class DatasetSnapshotsCommand extends DatasetSubcommand {
+final class DatasetSnapshotsCommand extends DatasetVersionSubcommand {
 
-    @Parameters(index = "0", paramLabel = "NAME", description = "dataset name")
-    String name;
-    @Parameters(index = "1", paramLabel = "VERSION", description = "dataset version")
-    String version;
     @Option(names = "--last", paramLabel = "N", description = "only the newest N snapshots")
     Integer last;
     @Option(names = "--json", description = "print {dataset, version, snapshots: [{snapshotId, committedAt, committer, shardsAdded, ...}]}")

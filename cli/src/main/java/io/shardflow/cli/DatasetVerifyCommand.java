@@ -11,7 +11,6 @@ import java.util.List;
 import java.util.Map;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.Parameters;
 
 /**
  * {@code shardflow dataset verify NAME VERSION}: everything a snapshot promises, checked against
@@ -22,12 +21,8 @@ import picocli.CommandLine.Parameters;
         + " Exits 1 on any problem.",
         footerHeading = "%nExamples:%n",
         footer = {"  bin/shardflow dataset verify cams v1", "  bin/shardflow dataset verify cams v1 --snapshot 3 --json"})
-final class DatasetVerifyCommand extends DatasetSubcommand {
+final class DatasetVerifyCommand extends DatasetVersionSubcommand {
 
-    @Parameters(index = "0", paramLabel = "NAME", description = "dataset name")
-    String name;
-    @Parameters(index = "1", paramLabel = "VERSION", description = "dataset version")
-    String version;
     @Option(names = "--snapshot", description = "snapshot id (default: latest)")
     Long snapshotId;
     @Option(names = "--json", description = "print {dataset, version, snapshotId, shards, samples, ok, problems}")
