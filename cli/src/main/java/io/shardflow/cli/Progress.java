@@ -22,12 +22,27 @@ final class Progress implements AutoCloseable {
         /** Nothing. */
         OFF;
 
-        /** A bar when a person watches (a console attached to this process), plain lines otherwise. */
+        /**
+         * {@code SHARDFLOW_PROGRESS} (bar, lines or off) if set; else a bar when a person watches (a
+         * console attached to this process), plain lines otherwise.
+         */
         static Mode detect() {
-            return System.console() != null ? BAR : LINES;
+            return from(System.getenv(ENV), System.console() != null);
+        }
+
+        static Mode from(String setting, boolean console) {
+            if (setting == null || setting.isBlank()) {
+                return console ? BAR : LINES;
+            }
+            try {
+                return valueOf(setting.strip().toUpperCase(Locale.ROOT));
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException(ENV + " must be bar, lines or off, not '" + setting + "'", e);
+            }
         }
     }
 
+    static final String ENV = "SHARDFLOW_PROGRESS";
     static final Duration LINE_EVERY = Duration.ofSeconds(5);
     static final Duration REDRAW = Duration.ofMillis(200);
     private static final int BAR_WIDTH = 30;

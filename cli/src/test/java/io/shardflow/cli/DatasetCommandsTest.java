@@ -182,7 +182,7 @@ class DatasetCommandsTest {
         assertThat(json.get("samplesAdded").asLong()).isEqualTo(28);
         assertThat(json.get("commits")).hasSize(2);
         assertThat(json.get("shards")).hasSize(8);
-        assertThat(backwards.exitCode()).isEqualTo(1);
+        assertThat(backwards.exitCode()).as("a usage error").isEqualTo(2);
         assertThat(backwards.err()).contains("snapshots only grow");
         assertThat(run("diff", "cams", "v1", "2", "2").out()).startsWith("cams/v1 snapshot 2 -> 2: +0 shards");
     }
@@ -191,7 +191,7 @@ class DatasetCommandsTest {
     void shouldSayWhichDatasetDoesNotExist() {
         Run run = run("show", "nope", "v1");
 
-        assertThat(run.exitCode()).isEqualTo(1);
+        assertThat(run.exitCode()).as("a usage error").isEqualTo(2);
         assertThat(run.err()).contains("no dataset nope/v1");
     }
 
@@ -238,7 +238,7 @@ class DatasetCommandsTest {
         cli.setErr(new PrintWriter(err));
         cli.setExecutionExceptionHandler((e, commandLine, parseResult) -> {
             commandLine.getErr().println("shardflow: " + e.getMessage());
-            return 1;
+            return Shardflow.exitCodeOf(e);
         });
         int code = cli.execute(args);
         return new Run(code, out.toString(), err.toString());

@@ -1,6 +1,7 @@
 package io.shardflow.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.io.PrintWriter;
 import java.io.StringWriter;
@@ -93,5 +94,15 @@ class ProgressTest {
             progress.advance(5);
             assertThat(progress.done()).isEqualTo(5);
         }
+    }
+
+    @Test
+    void shouldDrawABarOnlyOnAConsoleUnlessTheEnvironmentSaysOtherwise() {
+        assertThat(Progress.Mode.from(null, true)).isEqualTo(Progress.Mode.BAR);
+        assertThat(Progress.Mode.from("", false)).isEqualTo(Progress.Mode.LINES);
+        assertThat(Progress.Mode.from("lines", true)).isEqualTo(Progress.Mode.LINES);
+        assertThat(Progress.Mode.from("off", false)).isEqualTo(Progress.Mode.OFF);
+        assertThatThrownBy(() -> Progress.Mode.from("fancy", true))
+                .hasMessage("SHARDFLOW_PROGRESS must be bar, lines or off, not 'fancy'");
     }
 }
