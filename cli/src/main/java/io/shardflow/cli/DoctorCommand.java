@@ -13,6 +13,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
+import java.util.function.Function;
 import java.util.function.Supplier;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import picocli.CommandLine.Command;
@@ -58,17 +59,12 @@ final class DoctorCommand implements Callable<Integer> {
     public Integer call() {
         Duration timeout = Duration.ofSeconds(timeoutSeconds);
         List<Finding> findings = new ArrayList<>();
-        configured("kafka", endpoints::bootstrapServers).ifPresentOrElse(
-                bootstrap -> findings.addAll(new KafkaDoctor(kafkaSettings(bootstrap), timeout).check(
-                        new KafkaDoctor.Topic(samplesTopic, 3),
-                        List.of(new KafkaDoctor.Topic(dlqTopic, 1), new KafkaDoctor.Topic(assignmentsTopic, 3)), sampleMaxBytes)),
-                () -> findings.add(notConfigured("kafka", "--bootstrap / SHARDFLOW_BOOTSTRAP_SERVERS")));
-        configured("registry", endpoints::registryUrl).ifPresentOrElse(
-                url -> findings.add(new RegistryDoctor(HttpClient.newBuilder().connectTimeout(timeout).build(), timeout).check(url)),
-                () -> findings.add(notConfigured("registry", "--registry / SHARDFLOW_REGISTRY_URL")));
-        configured("s3", endpoints::s3).ifPresentOrElse(
-                s3 -> findings.addAll(new StoreDoctor(clock, timeout).check(s3)),
-                () -> findings.add(notConfigured("s3", "--s3-endpoint, --bucket and the SHARDFLOW_S3_* variables")));
+        check("kafka", endpoints::bootstrapServers, bootstrap -> new KafkaDoctor(kafkaSettings(bootstrap), timeout).check(
+                new KafkaDoctor.Topic(samplesTopic, 3),
+                List.of(new KafkaDoctor.Topic(dlqTopic, 1), new KafkaDoctor.Topic(assignmentsTopic, 3)), sampleMaxBytes), findings);
+        check("registry", endpoints::registryUrl, url -> List.of(
+                new RegistryDoctor(HttpClient.newBuilder().connectTimeout(timeout).build(), timeout).check(url)), findings);
+        check("s3", endpoints::s3, s3 -> new StoreDoctor(clock, timeout).check(s3), findings);
         boolean ok = findings.stream().noneMatch(f -> f.status() == Finding.Status.FAIL);
         PrintWriter out = command.commandLine().getOut();
         if (json) {
@@ -90,16 +86,15 @@ final class DoctorCommand implements Callable<Integer> {
         return settings;
     }
 
-    private <T> java.util.Optional<T> configured(String what, Supplier<T> value) {
+    /** Runs {@code checks} on the configured endpoint; one failing finding when the endpoint is not configured. */
+    private static <T> void check(String what, Supplier<T> endpoint, Function<T, List<Finding>> checks, List<Finding> into) {
+        T configured;
         try {
-            return java.util.Optional.of(value.get());
+            configured = endpoint.get();
         } catch (IllegalArgumentException e) {
-            command.commandLine().getErr().printf("doctor: %s: %s%n", what, e.getMessage());
-            return java.util.Optional.empty();
+            into.add(Finding.fail(what, "not configured: " + e.getMessage(), "set the option or environment variable it names"));
+            return;
         }
-    }
-
-    private static Finding notConfigured(String check, String how) {
-        return Finding.fail(check, "not configured", "set " + how + ", or start a local stack with 'bin/shardflow stack up'");
+        into.addAll(checks.apply(configured));
     }
 }

@@ -57,11 +57,12 @@ class LocalStackCommandsTest {
                 .anyMatch(l -> l.matches("OK +s3 +http://127.*answers; bucket shardflow is readable.*"))
                 .anyMatch(l -> l.matches("OK +s3\\.create-only +a second PUT with If-None-Match: \\* was refused \\(412\\)"))
                 .anyMatch(l -> l.matches("OK +s3\\.probe-cleanup +removed the probe key doctor/create-only-probe-\\d+"))
-                .anyMatch(l -> l.matches("(OK|WARN) +kafka\\.topic\\.samples +3 partitions, max\\.message\\.bytes=\\d+, "
-                        + "message\\.timestamp\\.type=\\w+.*"))
+                .anyMatch(l -> l.matches("(OK|WARN) +kafka\\.topic\\.samples +3 partitions, max\\.message\\.bytes=\\d+.*"))
+                .anyMatch(l -> l.matches("(OK|WARN) +kafka\\.topic\\.samples\\.timestamps +message\\.timestamp\\.type=(CreateTime"
+                        + "|LogAppendTime): .*"))
                 .anyMatch(l -> l.matches("OK +kafka\\.topic\\.samples-dlq +exists"))
                 .anyMatch(l -> l.matches("OK +kafka\\.topic\\.shard-assignments +exists"))
-                .last().asString().startsWith("doctor: OK (8 checks");
+                .last().asString().startsWith("doctor: OK (9 checks");
         JsonNode report = JSON.readTree(json.out());
         assertThat(report.get("ok").asBoolean()).isTrue();
         List<String> checks = report.get("findings").findValuesAsText("check");
@@ -78,6 +79,17 @@ class LocalStackCommandsTest {
                 + "--create --topic no-such-topic --partitions 3")
                 .contains("FAIL registry", "no answer from http://127.0.0.1:1/apis/registry/v3", "-> start the registry")
                 .contains("doctor: PROBLEMS FOUND");
+    }
+
+    @Test
+    void shouldFailEveryCheckThatHasNoEndpointWithExitOne() {
+        CliRun run = CliRun.of("doctor", "--stack-dir", work.resolve("no-stack").toString());
+
+        assertThat(run.exitCode()).isEqualTo(1);
+        assertThat(run.out()).containsPattern("FAIL kafka +not configured: no --bootstrap given, SHARDFLOW_BOOTSTRAP_SERVERS is not set")
+                .containsPattern("FAIL registry +not configured: ")
+                .containsPattern("FAIL s3 +not configured: ")
+                .contains("doctor: PROBLEMS FOUND (3 checks");
     }
 
     @Test

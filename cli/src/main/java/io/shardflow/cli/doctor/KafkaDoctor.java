@@ -47,7 +47,11 @@ public final class KafkaDoctor {
             int brokers = admin.describeCluster().nodes().get(timeout.toMillis(), TimeUnit.MILLISECONDS).size();
             findings.add(Finding.ok("kafka", bootstrap + " answers (" + brokers + " broker" + (brokers == 1 ? "" : "s") + ")"));
             Optional<Finding> samplesMissing = topic(admin, samples);
-            findings.add(samplesMissing.orElseGet(() -> samplesSettings(admin, samples.name(), sampleMaxBytes)));
+            if (samplesMissing.isPresent()) {
+                findings.add(samplesMissing.get());
+            } else {
+                findings.addAll(samplesSettings(admin, samples.name(), sampleMaxBytes));
+            }
             for (Topic other : others) {
                 findings.add(topic(admin, other).orElse(Finding.ok("kafka.topic." + other.name(), "exists")));
             }
@@ -95,7 +99,8 @@ public final class KafkaDoctor {
         }
     }
 
-    private Finding samplesSettings(Admin admin, String topic, long sampleMaxBytes) {
+    /** Two findings: the size limit against sample.max.bytes, and where the timestamps come from. */
+    private List<Finding> samplesSettings(Admin admin, String topic, long sampleMaxBytes) {
         String check = "kafka.topic." + topic;
         ConfigResource resource = new ConfigResource(ConfigResource.Type.TOPIC, topic);
         try {
@@ -104,27 +109,28 @@ public final class KafkaDoctor {
                     .get(topic).partitions().size();
             long maxMessageBytes = Long.parseLong(config.get(TopicConfig.MAX_MESSAGE_BYTES_CONFIG).value());
             String timestampType = config.get(TopicConfig.MESSAGE_TIMESTAMP_TYPE_CONFIG).value();
-            String found = partitions + " partitions, max.message.bytes=" + maxMessageBytes + ", message.timestamp.type=" + timestampType;
-            if (maxMessageBytes < sampleMaxBytes) {
-                return Finding.warn(check, found + ": samples between " + maxMessageBytes + " and sample.max.bytes=" + sampleMaxBytes
-                                + " bytes are refused by the broker instead of dead-lettered with a reason",
-                        "kafka-configs.sh --alter --entity-type topics --entity-name " + topic + " --add-config max.message.bytes="
-                                + sampleMaxBytes + " (or lower sample.max.bytes to " + maxMessageBytes + ")");
-            }
-            if (!"LogAppendTime".equals(timestampType)) {
-                return Finding.warn(check, found + ": the dedupe window follows device clocks, which may be wrong",
-                        "kafka-configs.sh --alter --entity-type topics --entity-name " + topic
-                                + " --add-config message.timestamp.type=LogAppendTime");
-            }
-            return Finding.ok(check, found);
+            String size = partitions + " partitions, max.message.bytes=" + maxMessageBytes;
+            Finding sizeFinding = maxMessageBytes < sampleMaxBytes
+                    ? Finding.warn(check, size + ": samples between " + maxMessageBytes + " and sample.max.bytes=" + sampleMaxBytes
+                                    + " bytes are refused by the broker instead of dead-lettered with a reason",
+                            "kafka-configs.sh --alter --entity-type topics --entity-name " + topic + " --add-config max.message.bytes="
+                                    + sampleMaxBytes + " (or lower sample.max.bytes to " + maxMessageBytes + ")")
+                    : Finding.ok(check, size + " (>= sample.max.bytes=" + sampleMaxBytes + ")");
+            String timestamps = "message.timestamp.type=" + timestampType;
+            Finding timeFinding = "LogAppendTime".equals(timestampType)
+                    ? Finding.ok(check + ".timestamps", timestamps + ": the dedupe window runs on broker time")
+                    : Finding.warn(check + ".timestamps", timestamps + ": the dedupe window follows device clocks, which may be wrong",
+                            "kafka-configs.sh --alter --entity-type topics --entity-name " + topic
+                                    + " --add-config message.timestamp.type=LogAppendTime");
+            return List.of(sizeFinding, timeFinding);
         } catch (ExecutionException e) {
-            return Finding.fail(check, "cannot read its settings: " + Finding.messageOf(e.getCause()),
-                    "grant DESCRIBE_CONFIGS on the topic to this principal");
+            return List.of(Finding.fail(check, "cannot read its settings: " + Finding.messageOf(e.getCause()),
+                    "grant DESCRIBE_CONFIGS on the topic to this principal"));
         } catch (java.util.concurrent.TimeoutException e) {
-            return Finding.fail(check, "no answer within " + timeout.toSeconds() + " s", "check the broker");
+            return List.of(Finding.fail(check, "no answer within " + timeout.toSeconds() + " s", "check the broker"));
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            return Finding.fail(check, "interrupted", "run doctor again");
+            return List.of(Finding.fail(check, "interrupted", "run doctor again"));
         }
     }
 }
