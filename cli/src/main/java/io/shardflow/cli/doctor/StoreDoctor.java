@@ -23,6 +23,11 @@ public final class StoreDoctor {
 
     static final String PROBE_PREFIX = "doctor/create-only-probe-";
 
+    /** Deletes a key, if the store lets this key do so; ObjectStore itself never deletes (invariant 3). */
+    interface ProbeRemover {
+        void remove(String key) throws Exception;
+    }
+
     private final Clock clock;
     private final Duration timeout;
 
@@ -40,7 +45,9 @@ public final class StoreDoctor {
             Finding reach = reach(store, settings);
             findings.add(reach);
             if (reach.status() == Finding.Status.OK) {
-                findings.addAll(createOnly(store, client, settings.bucket()));
+                findings.addAll(createOnly(store, key -> client.removeObject(
+                        RemoveObjectArgs.builder().bucket(settings.bucket()).object(key).build())
+                        .get(timeout.toMillis(), TimeUnit.MILLISECONDS)));
             }
         } finally {
             closeQuietly(client);
@@ -69,7 +76,7 @@ public final class StoreDoctor {
         }
     }
 
-    private List<Finding> createOnly(ObjectStore store, MinioAsyncClient client, String bucket) {
+    List<Finding> createOnly(ObjectStore store, ProbeRemover remover) {
         String key = PROBE_PREFIX + clock.millis();
         byte[] first = "first".getBytes(StandardCharsets.UTF_8);
         List<Finding> findings = new ArrayList<>();
@@ -92,15 +99,14 @@ public final class StoreDoctor {
                     "grant this key write access to the bucket (the sink needs it under datasets/)"));
             return findings;
         }
-        findings.add(removeProbe(client, bucket, key));
+        findings.add(removeProbe(remover, key));
         return findings;
     }
 
     /** Only a scratch key is removed, and only if the store lets us: a store without deletes is fine. */
-    private Finding removeProbe(MinioAsyncClient client, String bucket, String key) {
+    private static Finding removeProbe(ProbeRemover remover, String key) {
         try {
-            client.removeObject(RemoveObjectArgs.builder().bucket(bucket).object(key).build())
-                    .get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+            remover.remove(key);
             return Finding.ok("s3.probe-cleanup", "removed the probe key " + key);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
