@@ -1,7 +1,6 @@
 package io.shardflow.cli;
 
 import io.shardflow.dataset.catalog.DatasetCatalog;
-import io.shardflow.dataset.log.CommitLog;
 import io.shardflow.dataset.log.Snapshot;
 import io.shardflow.dataset.spec.DatasetSpec;
 import io.shardflow.dataset.spec.TensorSpec;
@@ -23,7 +22,8 @@ import picocli.CommandLine.Option;
                 "  bin/shardflow dataset verify cams v1 --json"},
         description = "Create, list, inspect, verify and compare datasets.",
         subcommands = {DatasetCommand.Create.class, DatasetCommand.ListDatasets.class, DatasetCommand.Show.class,
-                DatasetSnapshotsCommand.class, DatasetVerifyCommand.class, DatasetDiffCommand.class})
+                DatasetSnapshotsCommand.class, DatasetVerifyCommand.class, DatasetDiffCommand.class,
+                DatasetQuarantineCommand.class})
 final class DatasetCommand {
 
     static ObjectStore store(Endpoints endpoints) {
@@ -111,9 +111,9 @@ final class DatasetCommand {
 
     @Command(name = "show", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class, description = "Show a dataset version's spec and a snapshot (latest by default): size,"
             + " produce-time range and, when the spec names a label tensor, samples per label.")
-    static final class Show extends DatasetVersionSubcommand {
-        @Option(names = "--snapshot", description = "snapshot id (default: latest)")
-        Long snapshotId;
+    static final class Show extends DatasetSubcommand {
+        @Mixin
+        SnapshotArgs target;
         @Option(names = "--shards", description = "list every shard")
         boolean listShards;
         @Option(names = "--no-label-counts", description = "skip counting labels (it reads the label tensor of every shard)")
@@ -123,9 +123,8 @@ final class DatasetCommand {
 
         @Override
         public Integer call() {
-            DatasetSpec spec = requireSpec(name, version);
-            CommitLog log = log(name, version);
-            Snapshot snapshot = snapshotId == null ? log.latest() : log.snapshot(snapshotId);
+            DatasetSpec spec = requireSpec(target.name, target.version);
+            Snapshot snapshot = target.in(log(target.name, target.version));
             Optional<Map<String, Long>> labels = noLabelCounts ? Optional.empty() : countLabels(spec, snapshot);
             PrintWriter out = out();
             if (json) {
@@ -140,7 +139,8 @@ final class DatasetCommand {
                 return 0;
             }
             SnapshotSummary summary = SnapshotSummary.of(snapshot);
-            out.printf("dataset %s/%s  spec %s  by %s%n", name, version, spec.fingerprint().substring(0, 12), spec.author());
+            out.printf("dataset %s/%s  spec %s  by %s%n", target.name, target.version, spec.fingerprint().substring(0, 12),
+                    spec.author());
             spec.tensors().forEach(t -> out.printf("  tensor %-16s %-8s %s%s%n", t.name(), t.dtype().numpyName(), t.shape(),
                     t.name().equals(spec.labelTensor()) ? "  (label)" : ""));
             out.println("  " + summary.line());

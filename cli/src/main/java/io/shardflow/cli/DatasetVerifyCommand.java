@@ -1,6 +1,5 @@
 package io.shardflow.cli;
 
-import io.shardflow.dataset.log.CommitLog;
 import io.shardflow.dataset.log.Snapshot;
 import io.shardflow.dataset.spec.DatasetSpec;
 import io.shardflow.dataset.verify.SnapshotVerifier;
@@ -10,6 +9,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
@@ -21,18 +21,17 @@ import picocli.CommandLine.Option;
         + " Exits 1 on any problem.",
         footerHeading = "%nExamples:%n",
         footer = {"  bin/shardflow dataset verify cams v1", "  bin/shardflow dataset verify cams v1 --snapshot 3 --json"})
-final class DatasetVerifyCommand extends DatasetVersionSubcommand {
+final class DatasetVerifyCommand extends DatasetSubcommand {
 
-    @Option(names = "--snapshot", description = "snapshot id (default: latest)")
-    Long snapshotId;
+    @Mixin
+    SnapshotArgs target;
     @Option(names = "--json", description = "print {dataset, version, snapshotId, shards, samples, ok, problems}")
     boolean json;
 
     @Override
     public Integer call() {
-        DatasetSpec spec = requireSpec(name, version);
-        CommitLog log = log(name, version);
-        Snapshot snapshot = snapshotId == null ? log.latest() : log.snapshot(snapshotId);
+        DatasetSpec spec = requireSpec(target.name, target.version);
+        Snapshot snapshot = target.in(log(target.name, target.version));
         VerificationReport report;
         try (DatasetScratch scratch = new DatasetScratch("verify");
              Progress progress = shardProgress("verify", snapshot.shards().size())) {
@@ -42,8 +41,8 @@ final class DatasetVerifyCommand extends DatasetVersionSubcommand {
         PrintWriter out = out();
         if (json) {
             Map<String, Object> view = new LinkedHashMap<>();
-            view.put("dataset", name);
-            view.put("version", version);
+            view.put("dataset", target.name);
+            view.put("version", target.version);
             view.put("snapshotId", snapshot.snapshotId());
             view.put("shards", report.shards());
             view.put("samples", report.samples());
@@ -52,7 +51,7 @@ final class DatasetVerifyCommand extends DatasetVersionSubcommand {
             out.println(JsonOutput.write(view));
         } else {
             problems.forEach(p -> out.println("PROBLEM " + p));
-            out.printf("%s/%s snapshot %d: %d shards, %d samples: %s%n", name, version, snapshot.snapshotId(),
+            out.printf("%s/%s snapshot %d: %d shards, %d samples: %s%n", target.name, target.version, snapshot.snapshotId(),
                     report.shards(), report.samples(), problems.isEmpty() ? "OK" : problems.size() + " problems");
         }
         return problems.isEmpty() ? 0 : 1;

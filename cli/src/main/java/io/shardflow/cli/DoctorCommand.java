@@ -4,6 +4,8 @@ import io.shardflow.cli.doctor.Finding;
 import io.shardflow.cli.doctor.KafkaDoctor;
 import io.shardflow.cli.doctor.RegistryDoctor;
 import io.shardflow.cli.doctor.StoreDoctor;
+import io.shardflow.ingest.config.IngestConfig;
+import io.shardflow.stack.TopicSpec;
 import java.io.PrintWriter;
 import java.net.http.HttpClient;
 import java.time.Clock;
@@ -44,10 +46,10 @@ final class DoctorCommand implements Callable<Integer> {
     @Option(names = "--assignments-topic", defaultValue = "shard-assignments",
             description = "topic from ingest-app to shard-sink (default: ${DEFAULT-VALUE})")
     String assignmentsTopic;
-    @Option(names = "--sample-max-bytes", paramLabel = "BYTES", defaultValue = "${env:SHARDFLOW_SAMPLE_MAX_BYTES:-16777216}",
+    @Option(names = "--sample-max-bytes", paramLabel = "BYTES", defaultValue = "${env:SHARDFLOW_SAMPLE_MAX_BYTES}",
             description = "ingest-app's sample.max.bytes, compared with the samples topic's max.message.bytes "
-                    + "(env SHARDFLOW_SAMPLE_MAX_BYTES, default: ${DEFAULT-VALUE})")
-    long sampleMaxBytes;
+                    + "(env SHARDFLOW_SAMPLE_MAX_BYTES, default: ingest-app's default)")
+    Long sampleMaxBytes;
     @Option(names = "--timeout", paramLabel = "SECONDS", defaultValue = "10", description = "per check (default: ${DEFAULT-VALUE})")
     int timeoutSeconds;
     @Option(names = "--json", description = "print the findings as JSON: {ok, findings: [{check, status, detail, fix}]}")
@@ -58,10 +60,12 @@ final class DoctorCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         Duration timeout = Duration.ofSeconds(timeoutSeconds);
+        long sampleLimit = sampleMaxBytes != null ? sampleMaxBytes
+                : (Long) IngestConfig.DEFINITION.defaultValues().get(IngestConfig.SAMPLE_MAX_BYTES);
         List<Finding> findings = new ArrayList<>();
         check("kafka", endpoints::bootstrapServers, bootstrap -> new KafkaDoctor(kafkaSettings(bootstrap), timeout).check(
-                new KafkaDoctor.Topic(samplesTopic, 3),
-                List.of(new KafkaDoctor.Topic(dlqTopic, 1), new KafkaDoctor.Topic(assignmentsTopic, 3)), sampleMaxBytes), findings);
+                asNamed(samplesTopic, "samples"), List.of(asNamed(dlqTopic, "samples-dlq"),
+                        asNamed(assignmentsTopic, "shard-assignments")), sampleLimit), findings);
         check("registry", endpoints::registryUrl, url -> List.of(
                 new RegistryDoctor(HttpClient.newBuilder().connectTimeout(timeout).build(), timeout).check(url)), findings);
         check("s3", endpoints::s3, s3 -> new StoreDoctor(clock, timeout).check(s3), findings);
@@ -84,6 +88,12 @@ final class DoctorCommand implements Callable<Integer> {
         Map<String, Object> settings = new LinkedHashMap<>();
         settings.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
         return settings;
+    }
+
+    /** The local stack's settings of a pipeline topic (partitions, configs), under the name configured here. */
+    private static TopicSpec asNamed(String name, String role) {
+        TopicSpec stack = TopicSpec.DEFAULTS.stream().filter(t -> t.name().equals(role)).findFirst().orElseThrow();
+        return new TopicSpec(name, stack.partitions(), stack.configs());
     }
 
     /** Runs {@code checks} on the configured endpoint; one failing finding when the endpoint is not configured. */

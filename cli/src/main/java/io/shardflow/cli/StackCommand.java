@@ -48,12 +48,7 @@ final class StackCommand {
     }
 
     @Command(name = "down", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class, description = "Stop the stack recorded in --stack-dir.")
-    static final class Down implements Callable<Integer> {
-        @Option(names = "--stack-dir", defaultValue = DEFAULT_DIR, description = STACK_DIR_HELP)
-        Path dir;
-        @Spec
-        picocli.CommandLine.Model.CommandSpec command;
-
+    static final class Down extends OnRecordedStack {
         @Override
         public Integer call() {
             List<String> stopped = LocalStack.down(dir);
@@ -63,12 +58,7 @@ final class StackCommand {
     }
 
     @Command(name = "status", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class, description = "Show whether each server of the stack is up; exits 1 if one is not.")
-    static final class Status implements Callable<Integer> {
-        @Option(names = "--stack-dir", defaultValue = DEFAULT_DIR, description = STACK_DIR_HELP)
-        Path dir;
-        @Spec
-        picocli.CommandLine.Model.CommandSpec command;
-
+    static final class Status extends OnRecordedStack {
         @Option(names = "--json", description = "print {stackDir, up, servers: [{role, pid, endpoint, processAlive, responding}]}")
         boolean json;
 
@@ -97,5 +87,13 @@ final class StackCommand {
             }
             return allUp ? 0 : 1;
         }
+    }
+
+    /** A command on the stack recorded in {@code --stack-dir}. */
+    abstract static class OnRecordedStack implements Callable<Integer> {
+        @Option(names = "--stack-dir", defaultValue = DEFAULT_DIR, description = STACK_DIR_HELP)
+        Path dir;
+        @Spec
+        picocli.CommandLine.Model.CommandSpec command;
     }
 }

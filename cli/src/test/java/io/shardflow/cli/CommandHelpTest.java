@@ -2,7 +2,6 @@ package io.shardflow.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.shardflow.ingest.config.IngestConfig;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Stream;
@@ -88,14 +87,6 @@ class CommandHelpTest {
         assertThat(bash.out()).contains("ZSH_VERSION", "autoload -U +X bashcompinit && bashcompinit");
         assertThat(zsh.out()).isEqualTo(bash.out());
         assertThat(run("completion", "fish").exitCode()).isEqualTo(2);
-    }
-
-    @Test
-    void shouldCompareWithTheSampleSizeLimitThatIngestAppUsesByDefault() {
-        CommandSpec doctor = specOf(List.of("doctor"));
-
-        assertThat(Long.parseLong(doctor.findOption("--sample-max-bytes").defaultValue().replaceAll(".*:-(\\d+)}", "$1")))
-                .isEqualTo(IngestConfig.DEFINITION.defaultValues().get(IngestConfig.SAMPLE_MAX_BYTES));
     }
 
     private static void collect(CommandLine command, List<String> path, List<List<String>> into) {

@@ -57,12 +57,13 @@ class LocalStackCommandsTest {
                 .anyMatch(l -> l.matches("OK +s3 +http://127.*answers; bucket shardflow is readable.*"))
                 .anyMatch(l -> l.matches("OK +s3\\.create-only +a second PUT with If-None-Match: \\* was refused \\(412\\)"))
                 .anyMatch(l -> l.matches("OK +s3\\.probe-cleanup +removed the probe key doctor/create-only-probe-\\d+"))
-                .anyMatch(l -> l.matches("(OK|WARN) +kafka\\.topic\\.samples +3 partitions, max\\.message\\.bytes=\\d+.*"))
-                .anyMatch(l -> l.matches("(OK|WARN) +kafka\\.topic\\.samples\\.timestamps +message\\.timestamp\\.type=(CreateTime"
-                        + "|LogAppendTime): .*"))
+                .anyMatch(l -> l.matches("OK +kafka\\.topic\\.samples +3 partitions, max\\.message\\.bytes=\\d+ "
+                        + "\\(>= sample\\.max\\.bytes=1048576\\)"))
+                .anyMatch(l -> l.matches("OK +kafka\\.topic\\.samples\\.timestamps +message\\.timestamp\\.type=LogAppendTime: "
+                        + "the dedupe window runs on broker time"))
                 .anyMatch(l -> l.matches("OK +kafka\\.topic\\.samples-dlq +exists"))
                 .anyMatch(l -> l.matches("OK +kafka\\.topic\\.shard-assignments +exists"))
-                .last().asString().startsWith("doctor: OK (9 checks");
+                .last().asString().startsWith("doctor: OK (9 checks, 0 warnings)");
         JsonNode report = JSON.readTree(json.out());
         assertThat(report.get("ok").asBoolean()).isTrue();
         List<String> checks = report.get("findings").findValuesAsText("check");
@@ -76,7 +77,8 @@ class LocalStackCommandsTest {
 
         assertThat(run.exitCode()).isEqualTo(1);
         assertThat(run.out()).containsPattern("FAIL kafka\\.topic\\.no-such-topic +does not exist -> create it: kafka-topics\\.sh "
-                + "--create --topic no-such-topic --partitions 3")
+                + "--create --topic no-such-topic --partitions 3 --config max\\.message\\.bytes=\\d+ "
+                + "--config message\\.timestamp\\.type=LogAppendTime")
                 .contains("FAIL registry", "no answer from http://127.0.0.1:1/apis/registry/v3", "-> start the registry")
                 .contains("doctor: PROBLEMS FOUND");
     }

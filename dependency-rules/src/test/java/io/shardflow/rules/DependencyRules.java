@@ -5,7 +5,7 @@ import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 import com.tngtech.archunit.lang.ArchRule;
 
 /**
- * What each module may import (docs/ARCHITECTURE.md § 2 Modules and dependency rules), by package:
+ * What each module may import (docs/ARCHITECTURE.md § 2 Modules and dependency rules; it names the packages of each module), by package:
  * schemas {@code io.shardflow.schemas}, dataset {@code io.shardflow.dataset}, reader
  * {@code io.shardflow.reader}, edge-client {@code io.shardflow.edge}, app-common
  * {@code io.shardflow.app}, ingest-app {@code io.shardflow.ingest}, shard-sink
@@ -36,6 +36,13 @@ final class DependencyRules {
                     "io.shardflow.app..", "io.shardflow.ingest..", "io.shardflow.sink..", "io.shardflow.stack..",
                     "io.shardflow.chaos..", "io.shardflow.cli..")
             .because("dataset is the storage format every other module shares");
+
+    /** The wire contract stands alone: producers in any language depend on it, it depends on nothing of ours. */
+    static final ArchRule SCHEMAS_STAND_ALONE = noClasses().that().resideInAPackage("io.shardflow.schemas..")
+            .should().dependOnClassesThat().resideInAnyPackage("io.shardflow.dataset..", "io.shardflow.reader..",
+                    "io.shardflow.edge..", "io.shardflow.app..", "io.shardflow.ingest..", "io.shardflow.sink..",
+                    "io.shardflow.stack..", "io.shardflow.chaos..", "io.shardflow.cli..")
+            .because("schemas is the wire contract and imports no other module");
 
     /** The trainer reader reads the format and nothing of the pipeline. */
     static final ArchRule READER_NEEDS_ONLY_THE_FORMAT = noClasses().that().resideInAPackage("io.shardflow.reader..")

@@ -15,7 +15,7 @@ import org.junit.jupiter.api.Test;
 class DependencyRulesCatchViolationsTest {
 
     private final JavaClasses fixtures = new ClassFileImporter().importPackages("io.shardflow.sink.violation",
-            "io.shardflow.dataset.violation");
+            "io.shardflow.dataset.violation", "io.shardflow.schemas.violation");
 
     @Test
     void shouldFailWhenAServiceImportsTheLocalStack() {
@@ -48,5 +48,21 @@ class DependencyRulesCatchViolationsTest {
 
         assertThat(result.getFailureReport().getDetails()).anyMatch(line -> line.contains("FormatCallingTheSink")
                 && line.contains("io.shardflow.sink.SinkHook"));
+    }
+
+    @Test
+    void shouldFailWhenTheSchemasImportAnotherModule() {
+        EvaluationResult result = DependencyRules.SCHEMAS_STAND_ALONE.evaluate(fixtures);
+
+        assertThat(result.getFailureReport().getDetails()).anyMatch(line -> line.contains("SchemaUsingTheFormat")
+                && line.contains("io.shardflow.dataset.spec.DType"));
+    }
+
+    @Test
+    void shouldFailARuleThatChecksNoClassAtAll() {
+        // A renamed package must not turn a rule into one that passes by checking nothing.
+        assertThatThrownBy(() -> DependencyRules.STACK_BELOW_CHAOS.evaluate(fixtures))
+                .isInstanceOf(AssertionError.class)
+                .hasMessageContaining("failed to check any classes");
     }
 }

@@ -45,6 +45,11 @@ class DependencyRulesTest {
     }
 
     @Test
+    void shouldKeepTheSchemasStandingAlone() {
+        DependencyRules.SCHEMAS_STAND_ALONE.check(production);
+    }
+
+    @Test
     void shouldLetTheReaderNeedOnlyTheFormat() {
         DependencyRules.READER_NEEDS_ONLY_THE_FORMAT.check(production);
     }

@@ -3,9 +3,10 @@ package io.shardflow.sink;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.shardflow.app.ConfigFiles;
+import io.shardflow.app.FatalErrors;
 import io.shardflow.app.MetricsEndpoint;
-import io.shardflow.app.ProcessLauncher;
 import io.shardflow.app.S3Config;
+import io.shardflow.app.ServiceMain;
 import io.shardflow.app.StartupChecks;
 import io.shardflow.dataset.retry.Retrier;
 import io.shardflow.dataset.retry.Sleeper;
@@ -14,6 +15,7 @@ import io.shardflow.dataset.store.ObjectStore;
 import io.shardflow.dataset.store.S3ObjectStore;
 import io.shardflow.sink.commit.ShardCommitter;
 import io.shardflow.sink.config.SinkConfig;
+import io.shardflow.sink.quarantine.ShardQuarantine;
 import io.shardflow.sink.flow.Backpressure;
 import io.shardflow.sink.spool.SpoolDirectory;
 import io.shardflow.sink.write.ShardBuilder;
@@ -31,7 +33,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /** The shard-sink process: {@code ShardSinkApp [config.properties]}, settings also from SHARDFLOW_* env. */
-public final class ShardSinkApp implements ProcessLauncher.RunningProcess {
+public final class ShardSinkApp implements ServiceMain.RunningService {
 
     private static final Logger LOG = LoggerFactory.getLogger(ShardSinkApp.class);
 
@@ -44,11 +46,14 @@ public final class ShardSinkApp implements ProcessLauncher.RunningProcess {
         this.worker = worker;
         this.metricsEndpoint = metricsEndpoint;
         this.thread = new Thread(this::runWorker, "shard-sink-worker");
+        // Also when started without main (the CLI's run sink, tests): a JVM error ends the process non-zero.
+        this.thread.setUncaughtExceptionHandler(FatalErrors.halting("shard-sink"));
     }
 
     public static void main(String[] args) {
         Path file = args.length > 0 ? Path.of(args[0]) : null;
-        System.exit(ProcessLauncher.run("shard-sink", () -> start(ConfigFiles.load(file, System.getenv(), Map.of()))));
+        FatalErrors.halting("shard-sink").installAsDefault();
+        System.exit(ServiceMain.run("shard-sink", () -> start(ConfigFiles.load(file, System.getenv(), Map.of()))));
     }
 
     public static ShardSinkApp start(Map<String, Object> settings) {
@@ -74,7 +79,8 @@ public final class ShardSinkApp implements ProcessLauncher.RunningProcess {
         Backpressure backpressure = config.backpressure();
         ShardCommitter committer = new ShardCommitter(store, Clock.systemUTC(), retrier, config.getString(SinkConfig.COMMITTER_ID));
         ShardFinisher finisher = new ShardFinisher(new ShardBuilder(new ShardWriter(), workDir),
-                new ShardUploader(hook.uploadStore(store), retrier, workDir), committer, hook);
+                new ShardUploader(hook.uploadStore(store), retrier, workDir), committer, hook,
+                new ShardQuarantine(store, retrier, Clock.systemUTC(), config.getString(SinkConfig.COMMITTER_ID), meters));
         SinkWorker worker = new SinkWorker(new KafkaConsumer<>(config.consumerProperties()),
                 config.getString(SinkConfig.TOPIC_ASSIGNMENTS), config.pollTimeout(), spools, finisher,
                 new ReplayCheck(committer::isCommitted, backpressure::inOutage, System::nanoTime), backpressure,

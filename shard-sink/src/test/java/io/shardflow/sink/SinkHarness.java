@@ -9,6 +9,7 @@ import io.shardflow.dataset.store.ObjectStore;
 import io.shardflow.schemas.internal.ShardEvent;
 import io.shardflow.schemas.internal.ShardEventCodec;
 import io.shardflow.sink.commit.ShardCommitter;
+import io.shardflow.sink.quarantine.ShardQuarantine;
 import io.shardflow.sink.flow.Backpressure;
 import io.shardflow.sink.spool.SpoolDirectory;
 import io.shardflow.dataset.retry.Retrier;
@@ -79,7 +80,8 @@ final class SinkHarness<C extends MockConsumer<byte[], byte[]>> {
                 : new Backpressure(FIRST_BACKOFF, MAX_BACKOFF, options.spoolLimit, options.nanoTime, new SplittableRandom(3));
         LongSupplier nanoTime = options.nanoTime == null ? System::nanoTime : options.nanoTime;
         worker = new SinkWorker(consumer, TOPIC, Duration.ofMillis(10), spools,
-                new ShardFinisher(builder, uploader, committer, options.hook),
+                new ShardFinisher(builder, uploader, committer, options.hook,
+                        new ShardQuarantine(options.target, retrier, CLOCK, "sink-test", meters)),
                 new ReplayCheck(committer::isCommitted, backpressure::inOutage, nanoTime), backpressure,
                 new SinkMetrics(meters), options.hook);
     }

@@ -1,7 +1,7 @@
 package io.shardflow.chaos.sink;
 
 import io.shardflow.app.ConfigFiles;
-import io.shardflow.app.ProcessLauncher;
+import io.shardflow.app.ServiceMain;
 import io.shardflow.sink.ShardSinkApp;
 import java.nio.file.Path;
 import java.util.List;
@@ -28,10 +28,10 @@ public final class FaultInjectingSinkApp {
             points = crashPoints(List.of(args).subList(1, args.length));
         } catch (IllegalArgumentException e) {
             System.err.println("shard-sink: bad fault injection argument: " + e.getMessage());
-            System.exit(ProcessLauncher.EXIT_BAD_CONFIG);
+            System.exit(ServiceMain.EXIT_BAD_CONFIG);
             return;
         }
-        System.exit(ProcessLauncher.run("shard-sink",
+        System.exit(ServiceMain.run("shard-sink",
                 () -> ShardSinkApp.start(ConfigFiles.load(file, System.getenv(), Map.of()), points)));
     }
 

@@ -3,6 +3,8 @@ package io.shardflow.chaos.sink;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.shardflow.dataset.store.InMemoryObjectStore;
+import io.shardflow.sink.SinkHook;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -67,5 +69,25 @@ class CrashPointsTest {
             points.reach(CrashPoint.AFTER_COMMIT);
         }
         assertThat(fired).hasSizeBetween(400, 600).containsOnly("halt after-commit");
+    }
+
+    @Test
+    void shouldFireAtThePointJustAfterEachStepTheSinkReportsThroughItsHook() {
+        SinkHook hook = CrashPoints.of("mid-spool:1,before-upload:1,after-upload:1,after-commit:1", "", new SplittableRandom(1),
+                recording);
+
+        for (SinkHook.Step step : SinkHook.Step.values()) {
+            hook.passed(step);
+        }
+
+        assertThat(fired).containsExactly("halt mid-spool", "halt before-upload", "halt after-upload", "halt after-commit");
+    }
+
+    @Test
+    void shouldWrapTheUploadStoreOnlyWhenMidUploadCrashesAreListed() {
+        InMemoryObjectStore store = new InMemoryObjectStore();
+
+        assertThat(CrashPoints.of("after-upload:1", "").uploadStore(store)).isSameAs(store);
+        assertThat(CrashPoints.of("mid-upload:0.5", "").uploadStore(store)).isInstanceOf(MidUploadCrashes.class);
     }
 }

@@ -7,6 +7,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import io.shardflow.stack.TopicSpec;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.Config;
@@ -24,10 +25,6 @@ import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
  */
 public final class KafkaDoctor {
 
-    /** A topic the pipeline uses and the partition count the local stack gives it (for the fix line). */
-    public record Topic(String name, int partitions) {
-    }
-
     private final Map<String, Object> clientSettings;
     private final Duration timeout;
 
@@ -37,7 +34,7 @@ public final class KafkaDoctor {
         this.timeout = timeout;
     }
 
-    public List<Finding> check(Topic samples, List<Topic> others, long sampleMaxBytes) {
+    public List<Finding> check(TopicSpec samples, List<TopicSpec> others, long sampleMaxBytes) {
         List<Finding> findings = new ArrayList<>();
         Object bootstrap = clientSettings.get(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG);
         Map<String, Object> settings = new java.util.HashMap<>(clientSettings);
@@ -52,7 +49,7 @@ public final class KafkaDoctor {
             } else {
                 findings.addAll(samplesSettings(admin, samples.name(), sampleMaxBytes));
             }
-            for (Topic other : others) {
+            for (TopicSpec other : others) {
                 findings.add(topic(admin, other).orElse(Finding.ok("kafka.topic." + other.name(), "exists")));
             }
         } catch (ExecutionException | java.util.concurrent.TimeoutException e) {
@@ -77,7 +74,7 @@ public final class KafkaDoctor {
     }
 
     /** Empty when the topic exists and can be described; a failing finding otherwise. */
-    private Optional<Finding> topic(Admin admin, Topic topic) throws InterruptedException {
+    private Optional<Finding> topic(Admin admin, TopicSpec topic) throws InterruptedException {
         String check = "kafka.topic." + topic.name();
         try {
             TopicDescription description = admin.describeTopics(List.of(topic.name())).allTopicNames()
@@ -86,8 +83,10 @@ public final class KafkaDoctor {
                     ? Optional.of(Finding.fail(check, "has no partitions", "recreate it")) : Optional.empty();
         } catch (ExecutionException e) {
             if (e.getCause() instanceof UnknownTopicOrPartitionException) {
-                return Optional.of(Finding.fail(check, "does not exist", "create it: kafka-topics.sh --create --topic "
-                        + topic.name() + " --partitions " + topic.partitions()));
+                StringBuilder create = new StringBuilder("create it: kafka-topics.sh --create --topic ").append(topic.name())
+                        .append(" --partitions ").append(topic.partitions());
+                new java.util.TreeMap<>(topic.configs()).forEach((key, value) -> create.append(" --config ").append(key).append('=').append(value));
+                return Optional.of(Finding.fail(check, "does not exist", create.toString()));
             }
             if (e.getCause() instanceof AuthorizationException) {
                 return Optional.of(Finding.fail(check, "we may not describe it: " + e.getCause().getMessage(),

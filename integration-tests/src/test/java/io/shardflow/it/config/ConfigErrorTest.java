@@ -2,13 +2,13 @@ package io.shardflow.it.config;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.shardflow.app.S3Config;
 import io.shardflow.ingest.IngestApp;
 import io.shardflow.ingest.config.IngestConfig;
+import io.shardflow.it.support.TestStack;
 import io.shardflow.sink.ShardSinkApp;
 import io.shardflow.sink.config.SinkConfig;
-import io.shardflow.stack.LocalStack;
 import io.shardflow.stack.PipelineSettings;
-import io.shardflow.stack.StackConfig;
 import io.shardflow.stack.StackEndpoints;
 import java.io.IOException;
 import java.io.Writer;
@@ -37,13 +37,13 @@ class ConfigErrorTest {
 
     @TempDir
     static Path work;
-    private static LocalStack stack;
+    private static TestStack stack;
     private static StackEndpoints endpoints;
 
     @BeforeAll
     static void startStack() {
-        stack = LocalStack.start(StackConfig.defaults(work.resolve("stack")));
-        endpoints = StackEndpoints.of(stack);
+        stack = TestStack.start(work);
+        endpoints = stack.endpoints();
     }
 
     @AfterAll
@@ -83,22 +83,22 @@ class ConfigErrorTest {
     @Test
     void shouldNameAMissingSinkSetting() throws Exception {
         Map<String, String> settings = sinkSettings();
-        settings.remove("s3.bucket");
-        assertStopsNaming(SINK, settings, "s3.bucket");
+        settings.remove(S3Config.BUCKET);
+        assertStopsNaming(SINK, settings, S3Config.BUCKET);
     }
 
     @Test
     void shouldNameAnUnreachableObjectStore() throws Exception {
         Map<String, String> settings = sinkSettings();
-        settings.put("s3.endpoint", "http://127.0.0.1:" + closedPort());
-        assertStopsNaming(SINK, settings, "s3.endpoint");
+        settings.put(S3Config.ENDPOINT, "http://127.0.0.1:" + closedPort());
+        assertStopsNaming(SINK, settings, S3Config.ENDPOINT);
     }
 
     @Test
     void shouldNameAMissingBucket() throws Exception {
         Map<String, String> settings = sinkSettings();
-        settings.put("s3.bucket", "no-such-bucket");
-        assertStopsNaming(SINK, settings, "s3.bucket");
+        settings.put(S3Config.BUCKET, "no-such-bucket");
+        assertStopsNaming(SINK, settings, S3Config.BUCKET);
     }
 
     @Test

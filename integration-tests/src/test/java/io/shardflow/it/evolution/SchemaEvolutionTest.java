@@ -12,17 +12,15 @@ import io.shardflow.dataset.log.Snapshot;
 import io.shardflow.dataset.shard.SampleRow;
 import io.shardflow.dataset.shard.ShardReader;
 import io.shardflow.dataset.spec.DatasetSpec;
-import io.shardflow.dataset.spec.TensorSpec;
 import io.shardflow.dataset.store.S3ObjectStore;
 import io.shardflow.edge.SampleBuilder;
 import io.shardflow.ingest.IngestApp;
 import io.shardflow.ingest.config.IngestConfig;
 import io.shardflow.it.support.KafkaTopics;
+import io.shardflow.it.support.TestStack;
 import io.shardflow.schemas.Sample;
 import io.shardflow.sink.ShardSinkApp;
-import io.shardflow.stack.LocalStack;
 import io.shardflow.stack.PipelineSettings;
-import io.shardflow.stack.StackConfig;
 import io.shardflow.stack.StackEndpoints;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -57,9 +55,9 @@ class SchemaEvolutionTest {
 
     @Test
     void shouldKeepCompatibleSchemaVersionsInTheSameShardsAndRouteDtypeChangesToANewVersion() throws Exception {
-        try (LocalStack stack = LocalStack.start(StackConfig.defaults(work.resolve("stack")))) {
-            StackEndpoints endpoints = StackEndpoints.of(stack);
-            S3ObjectStore store = S3ObjectStore.connect(endpoints.s3Settings());
+        try (TestStack stack = TestStack.start(work)) {
+            StackEndpoints endpoints = stack.endpoints();
+            S3ObjectStore store = stack.store();
             DatasetCatalog catalog = new DatasetCatalog(store);
             catalog.create(spec("v1", "image:float32:2x4"));
             Map<String, Object> ingestSettings = new HashMap<>(PipelineSettings.ingest(endpoints, 1000, 1 << 20,
@@ -108,8 +106,7 @@ class SchemaEvolutionTest {
     }
 
     private static DatasetSpec spec(String version, String image) {
-        return new DatasetSpec("evo", version, List.of(TensorSpec.parse(image), TensorSpec.parse("label:int64")), "label",
-                "it", "schema evolution", 0, false, Instant.now());
+        return TestStack.spec("evo", version, "schema evolution", image, "label:int64");
     }
 
     private static Sample sample(String id, String version) {

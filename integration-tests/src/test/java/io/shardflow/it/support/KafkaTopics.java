@@ -27,8 +27,9 @@ public final class KafkaTopics {
     }
 
     public void produce(String topic, List<ProducerRecord<byte[], byte[]>> records) throws Exception {
+        // Room for records up to the samples topic's max.message.bytes, so tests can send near the limit.
         Map<String, Object> props = Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers, ProducerConfig.ACKS_CONFIG, "all",
-                ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
+                ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true, ProducerConfig.MAX_REQUEST_SIZE_CONFIG, 4 << 20);
         try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(props, new ByteArraySerializer(), new ByteArraySerializer())) {
             for (ProducerRecord<byte[], byte[]> record : records) {
                 producer.send(record).get(30, TimeUnit.SECONDS);

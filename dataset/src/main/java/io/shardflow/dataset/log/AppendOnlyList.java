@@ -16,7 +16,7 @@ import java.util.RandomAccess;
  * views are safe to share once published, since their array slots were written before the view
  * was created and are never written again.
  */
-final class FrozenList<T> {
+final class AppendOnlyList<T> {
 
     private Object[] elements = new Object[16];
     private int size;

@@ -6,21 +6,21 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Runs a long-lived shardflow process and turns start-up failures into one clear line on stderr and
- * exit code 2, so a misconfigured container fails its first start visibly instead of crash-looping
- * with a stack trace.
+ * The body of a service's {@code main}: runs the long-lived service until it ends, and turns
+ * start-up failures into one clear line on stderr and exit code 2, so a misconfigured container
+ * fails its first start visibly instead of crash-looping with a stack trace.
  */
-public final class ProcessLauncher {
+public final class ServiceMain {
 
-    private static final Logger LOG = LoggerFactory.getLogger(ProcessLauncher.class);
+    private static final Logger LOG = LoggerFactory.getLogger(ServiceMain.class);
     public static final int EXIT_BAD_CONFIG = 2;
 
-    private ProcessLauncher() {
+    private ServiceMain() {
     }
 
     /** Starts {@code process} and blocks until it ends; returns the process exit code. */
-    public static int run(String name, Supplier<RunningProcess> process) {
-        RunningProcess running;
+    public static int run(String name, Supplier<RunningService> process) {
+        RunningService running;
         try {
             running = process.get();
         } catch (ConfigException e) {
@@ -41,7 +41,7 @@ public final class ProcessLauncher {
     }
 
     /** A started process: waits for its end, and can be asked to stop. */
-    public interface RunningProcess extends AutoCloseable {
+    public interface RunningService extends AutoCloseable {
         int awaitTermination() throws InterruptedException;
 
         @Override
