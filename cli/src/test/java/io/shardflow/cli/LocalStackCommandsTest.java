@@ -9,6 +9,10 @@ import io.shardflow.stack.StackConfig;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.NewTopic;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -81,6 +85,24 @@ class LocalStackCommandsTest {
                 + "--config message\\.timestamp\\.type=LogAppendTime")
                 .contains("FAIL registry", "no answer from http://127.0.0.1:1/apis/registry/v3", "-> start the registry")
                 .contains("doctor: PROBLEMS FOUND");
+    }
+
+    @Test
+    void shouldWarnAboutASamplesTopicThatRefusesBigSamplesAndTrustsDeviceClocks() throws Exception {
+        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, stack.bootstrapServers()))) {
+            admin.createTopics(List.of(new NewTopic("small-samples", 1, (short) 1).configs(Map.of(
+                    "max.message.bytes", "100000", "message.timestamp.type", "CreateTime")))).all().get();
+        }
+
+        CliRun run = run("doctor", "--samples-topic", "small-samples");
+
+        assertThat(run.exitCode()).as("warnings only").isZero();
+        assertThat(run.out()).containsPattern("WARN kafka\\.topic\\.small-samples +1 partitions, max\\.message\\.bytes=100000: samples "
+                        + "between 100000 and sample\\.max\\.bytes=1048576 bytes are refused by the broker .* -> kafka-configs\\.sh "
+                        + "--alter --entity-type topics --entity-name small-samples --add-config max\\.message\\.bytes=1048576")
+                .containsPattern("WARN kafka\\.topic\\.small-samples\\.timestamps +message\\.timestamp\\.type=CreateTime: the dedupe "
+                        + "window follows device clocks.* --add-config message\\.timestamp\\.type=LogAppendTime")
+                .contains("doctor: OK (9 checks, 2 warnings)");
     }
 
     @Test
