@@ -16,7 +16,7 @@ import picocli.CommandLine.Spec;
 
 @Command(name = "publish", versionProvider = VersionProvider.class,
         description = "Publish synthetic samples (float32 image + int64 label) as an edge device would. Progress goes to "
-                + "stderr: a bar on a terminal, a line every 5 s or 10% otherwise.",
+                + "stderr: a bar on a terminal, a line every 5 s or 10%% otherwise.",
         footerHeading = "%nExamples:%n",
         footer = {"  bin/shardflow publish --dataset cams --version v1 --count 1000",
                 "  bin/shardflow publish --dataset cams --version v1 --count 5000 --first 1000 --json"})

@@ -14,11 +14,13 @@ import picocli.CommandLine.Command;
         exitCodeList = {"0:ok", "1:a problem was found (a bad shard, a failed check, a server that does not answer)",
                 "2:usage or configuration error (an unknown option, a missing value, no endpoint configured)"},
         footerHeading = "%nEnvironment:%n",
-        footer = {"  SHARDFLOW_BOOTSTRAP_SERVERS, SHARDFLOW_REGISTRY_URL, SHARDFLOW_S3_ENDPOINT, SHARDFLOW_S3_ACCESS_KEY,",
-                "  SHARDFLOW_S3_SECRET_KEY, SHARDFLOW_S3_BUCKET: where the servers are, when no option names them;",
-                "  else the stack started by 'shardflow stack up' in SHARDFLOW_STACK_DIR (default .stack).",
+        footer = {"  SHARDFLOW_BOOTSTRAP_SERVERS, SHARDFLOW_REGISTRY_URL, SHARDFLOW_S3_ENDPOINT,",
+                "  SHARDFLOW_S3_ACCESS_KEY, SHARDFLOW_S3_SECRET_KEY, SHARDFLOW_S3_BUCKET:",
+                "      where the servers are when no option names them; else the stack that",
+                "      'shardflow stack up' started in SHARDFLOW_STACK_DIR (default .stack).",
+                "  SHARDFLOW_PROGRESS=bar|lines|off: how long commands show progress on stderr.",
                 "",
-                "Every command answers -h/--help. Shell completion: 'shardflow completion bash|zsh'."})
+                "Every command answers -h/--help. Shell completion: shardflow completion bash|zsh"})
 public final class Shardflow {
 
     /** Exit code of a finished command that found a problem (a bad shard, a failed check). */

@@ -1,6 +1,7 @@
 package io.shardflow.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatCode;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -33,6 +34,10 @@ class CommandHelpTest {
             for (ArgSpec arg : spec.args()) {
                 assertThat(String.join(" ", arg.description())).as("description of %s in %s", arg.paramLabel(), path)
                         .isNotBlank();
+            }
+            // picocli renders descriptions through String.format: a lone % would print raw, with a warning
+            for (String line : spec.usageMessage().description()) {
+                assertThatCode(() -> String.format(line)).as("summary of %s", path).doesNotThrowAnyException();
             }
         }));
     }
