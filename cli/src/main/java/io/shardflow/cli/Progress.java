@@ -4,6 +4,7 @@ import java.io.PrintWriter;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Locale;
+import java.util.Optional;
 
 /**
  * Progress of one long task on the error stream, so that {@code --json} output stays clean. On a
@@ -162,13 +163,13 @@ final class Progress implements AutoCloseable {
         return String.format(Locale.ROOT, "%.0f %s/s", done / seconds, unit);
     }
 
-    private java.util.Optional<String> eta(long now) {
+    private Optional<String> eta(long now) {
         if (total <= 0 || done <= 0 || done >= total) {
-            return java.util.Optional.empty();
+            return Optional.empty();
         }
         long elapsed = Math.max(1, now - startedMillis);
         long remainingSeconds = Math.round(elapsed / 1000.0 * (total - done) / done);
-        return java.util.Optional.of(remainingSeconds >= 60
+        return Optional.of(remainingSeconds >= 60
                 ? String.format(Locale.ROOT, "%dm%02ds", remainingSeconds / 60, remainingSeconds % 60)
                 : remainingSeconds + " s");
     }

@@ -7,6 +7,7 @@ import io.shardflow.stack.S3Kind;
 import io.shardflow.stack.StackConfig;
 import java.io.PrintWriter;
 import java.nio.file.Path;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
@@ -68,7 +69,7 @@ final class StackCommand {
             PrintWriter out = command.commandLine().getOut();
             boolean up = !status.isEmpty() && status.values().stream().allMatch(RecordedStack.ServerStatus::responding);
             if (json) {
-                Map<String, Object> view = new java.util.LinkedHashMap<>();
+                Map<String, Object> view = new LinkedHashMap<>();
                 view.put("stackDir", dir.toAbsolutePath().normalize().toString());
                 view.put("up", up);
                 view.put("servers", status.values());

@@ -1,13 +1,16 @@
 package io.shardflow.cli.doctor;
 
+import io.shardflow.stack.TopicSpec;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.TreeMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
-import io.shardflow.stack.TopicSpec;
+import java.util.concurrent.TimeoutException;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.Config;
@@ -37,7 +40,7 @@ public final class KafkaDoctor {
     public List<Finding> check(TopicSpec samples, List<TopicSpec> others, long sampleMaxBytes) {
         List<Finding> findings = new ArrayList<>();
         Object bootstrap = clientSettings.get(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG);
-        Map<String, Object> settings = new java.util.HashMap<>(clientSettings);
+        Map<String, Object> settings = new HashMap<>(clientSettings);
         settings.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, (int) timeout.toMillis());
         settings.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, (int) timeout.toMillis());
         try (Admin admin = Admin.create(settings)) {
@@ -52,7 +55,7 @@ public final class KafkaDoctor {
             for (TopicSpec other : others) {
                 findings.add(topic(admin, other).orElse(Finding.ok("kafka.topic." + other.name(), "exists")));
             }
-        } catch (ExecutionException | java.util.concurrent.TimeoutException e) {
+        } catch (ExecutionException | TimeoutException e) {
             findings.add(unreachable(bootstrap, e instanceof ExecutionException ? e.getCause() : e));
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -85,7 +88,8 @@ public final class KafkaDoctor {
             if (e.getCause() instanceof UnknownTopicOrPartitionException) {
                 StringBuilder create = new StringBuilder("create it: kafka-topics.sh --create --topic ").append(topic.name())
                         .append(" --partitions ").append(topic.partitions());
-                new java.util.TreeMap<>(topic.configs()).forEach((key, value) -> create.append(" --config ").append(key).append('=').append(value));
+                new TreeMap<>(topic.configs()).forEach((key, value) ->
+                        create.append(" --config ").append(key).append('=').append(value));
                 return Optional.of(Finding.fail(check, "does not exist", create.toString()));
             }
             if (e.getCause() instanceof AuthorizationException) {
@@ -93,7 +97,7 @@ public final class KafkaDoctor {
                         "grant DESCRIBE on the topic to this principal"));
             }
             return Optional.of(Finding.fail(check, "cannot be described: " + Finding.messageOf(e.getCause()), "check the broker's log"));
-        } catch (java.util.concurrent.TimeoutException e) {
+        } catch (TimeoutException e) {
             return Optional.of(Finding.fail(check, "no answer within " + timeout.toSeconds() + " s", "check the broker"));
         }
     }
@@ -125,7 +129,7 @@ public final class KafkaDoctor {
         } catch (ExecutionException e) {
             return List.of(Finding.fail(check, "cannot read its settings: " + Finding.messageOf(e.getCause()),
                     "grant DESCRIBE_CONFIGS on the topic to this principal"));
-        } catch (java.util.concurrent.TimeoutException e) {
+        } catch (TimeoutException e) {
             return List.of(Finding.fail(check, "no answer within " + timeout.toSeconds() + " s", "check the broker"));
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();

@@ -1,5 +1,8 @@
 package io.shardflow.cli.doctor;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -9,7 +12,7 @@ import java.time.Duration;
 /** The schema registry answers its v3 API at the configured URL, with our credentials if any. */
 public final class RegistryDoctor {
 
-    private static final com.fasterxml.jackson.databind.ObjectMapper JSON = new com.fasterxml.jackson.databind.ObjectMapper();
+    private static final ObjectMapper JSON = new ObjectMapper();
 
     private final HttpClient http;
     private final Duration timeout;
@@ -40,7 +43,7 @@ public final class RegistryDoctor {
             }
             return Finding.fail("registry", info + " answered HTTP " + status + ", not the Apicurio v3 API",
                     "point --registry / SHARDFLOW_REGISTRY_URL at http://HOST:PORT/apis/registry/v3");
-        } catch (java.io.IOException e) {
+        } catch (IOException e) {
             return Finding.fail("registry", "no answer from " + registryUrl + ": " + Finding.messageOf(e),
                     "start the registry ('bin/shardflow stack up') or point --registry / SHARDFLOW_REGISTRY_URL at it");
         } catch (InterruptedException e) {
@@ -53,7 +56,7 @@ public final class RegistryDoctor {
         try {
             String version = JSON.readTree(body).path("version").asText("");
             return version.isEmpty() ? "version not reported" : "Apicurio Registry " + version;
-        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+        } catch (JsonProcessingException e) {
             return "version not reported";
         }
     }
