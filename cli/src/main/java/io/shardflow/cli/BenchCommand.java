@@ -15,6 +15,7 @@ import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
@@ -31,17 +32,23 @@ import picocli.CommandLine.Spec;
  * same Avro records on the same stack in the same run. The ratio is the figure to compare across
  * machines; absolute numbers on a shared 2-core box are noise.
  */
-@Command(name = "bench", description = "Measure publish-to-snapshot throughput against raw Kafka produce+consume, in one run.")
+@Command(name = "bench", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class, description = "Measure publish-to-snapshot throughput against raw Kafka produce+consume, in one run, on a fresh local stack.",
+        footerHeading = "%nExamples:%n",
+        footer = {"  bin/shardflow bench                          # 20,000 samples on S3Proxy",
+                "  bin/shardflow bench --samples 100000 --s3 minio --json"})
 final class BenchCommand implements Callable<Integer> {
 
-    @Option(names = "--samples", defaultValue = "20000")
+    @Option(names = "--samples", defaultValue = "20000", description = "samples to publish and time, after a warm-up of 500 (default: ${DEFAULT-VALUE})")
     int samples;
-    @Option(names = "--s3", defaultValue = "s3proxy")
+    @Option(names = "--s3", defaultValue = "s3proxy", description = "S3 server of the stack: s3proxy or minio (default: ${DEFAULT-VALUE})")
     String s3;
-    @Option(names = "--shard-samples", defaultValue = "1000")
+    @Option(names = "--shard-samples", defaultValue = "1000", description = "seal a shard at this many samples (default: ${DEFAULT-VALUE})")
     int shardSamples;
-    @Option(names = "--work-dir", defaultValue = "${sys:shardflow.home:-.}/.stack/bench")
+    @Option(names = "--work-dir", defaultValue = "${sys:shardflow.home:-.}/.stack/bench", description = "where the stack and services keep their files; wiped first (default: ${DEFAULT-VALUE})")
     Path workDir;
+    @Option(names = "--json", description = "print {samples, sampleBytes, s3, rawKafka: {seconds, samplesPerSecond, mbPerSecond}, "
+            + "pipeline: {...}, pipelineOverRaw}")
+    boolean json;
     @Spec
     picocli.CommandLine.Model.CommandSpec command;
 
@@ -60,12 +67,35 @@ final class BenchCommand implements Callable<Integer> {
             double pipelineSeconds = pipeline(endpoints, synthetic);
 
             double mb = samples * sampleBytes / 1e6;
+            if (json) {
+                Map<String, Object> view = new LinkedHashMap<>();
+                view.put("samples", samples);
+                view.put("sampleBytes", sampleBytes);
+                view.put("s3", s3);
+                view.put("rawKafka", rate(rawSeconds, mb));
+                view.put("pipeline", rate(pipelineSeconds, mb));
+                view.put("pipelineOverRaw", rawSeconds / pipelineSeconds);
+                out.println(JsonOutput.write(view));
+                return 0;
+            }
             out.printf("bench: %d samples of %d payload bytes (%.1f MB), S3 server %s%n", samples, sampleBytes, mb, s3);
             out.printf("  raw kafka produce+consume : %8.0f samples/s %7.1f MB/s  (%.2f s)%n", samples / rawSeconds, mb / rawSeconds, rawSeconds);
             out.printf("  publish -> committed      : %8.0f samples/s %7.1f MB/s  (%.2f s)%n", samples / pipelineSeconds, mb / pipelineSeconds, pipelineSeconds);
             out.printf("  pipeline / raw kafka      : %.2f%n", rawSeconds / pipelineSeconds);
         }
         return 0;
+    }
+
+    private Map<String, Object> rate(double seconds, double mb) {
+        Map<String, Object> rate = new LinkedHashMap<>();
+        rate.put("seconds", seconds);
+        rate.put("samplesPerSecond", samples / seconds);
+        rate.put("mbPerSecond", mb / seconds);
+        return rate;
+    }
+
+    private Progress progress(String task) {
+        return Progress.start(command.commandLine().getErr(), task, "samples", samples);
     }
 
     private double rawKafka(StackEndpoints endpoints, SyntheticSamples synthetic) throws Exception {
@@ -79,7 +109,7 @@ final class BenchCommand implements Callable<Integer> {
             props.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
             try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(props, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
                 consumer.subscribe(List.of(topic));
-                drain(consumer, WARMUP);
+                drain(consumer, WARMUP, Progress.silent());
                 long start = System.nanoTime();
                 Thread producer = new Thread(() -> {
                     try {
@@ -89,18 +119,22 @@ final class BenchCommand implements Callable<Integer> {
                     }
                 });
                 producer.start();
-                drain(consumer, samples);
+                try (Progress progress = progress("raw kafka consume")) {
+                    drain(consumer, samples, progress);
+                }
                 producer.join();
                 return (System.nanoTime() - start) / 1e9;
             }
         }
     }
 
-    private static void drain(KafkaConsumer<byte[], byte[]> consumer, long expected) {
+    private static void drain(KafkaConsumer<byte[], byte[]> consumer, long expected, Progress progress) {
         long received = 0;
         long deadline = System.nanoTime() + Duration.ofMinutes(5).toNanos();
         while (received < expected) {
-            received += consumer.poll(Duration.ofMillis(200)).count();
+            int polled = consumer.poll(Duration.ofMillis(200)).count();
+            received += polled;
+            progress.advance(polled);
             if (System.nanoTime() > deadline) {
                 throw new IllegalStateException("raw consumer got " + received + " of " + expected + " records");
             }
@@ -116,8 +150,13 @@ final class BenchCommand implements Callable<Integer> {
             PublishCommand.publish(publisher, synthetic, 0, WARMUP);
             pipeline.awaitCommitted(log, WARMUP, Duration.ofMinutes(5), Duration.ofMillis(50), snapshot -> { });
             long start = System.nanoTime();
-            PublishCommand.publish(publisher, synthetic, WARMUP, samples);
-            pipeline.awaitCommitted(log, WARMUP + samples, Duration.ofMinutes(10), Duration.ofMillis(50), snapshot -> { });
+            try (Progress progress = progress("pipeline publish")) {
+                PublishCommand.publish(publisher, synthetic, WARMUP, samples, progress);
+            }
+            try (Progress progress = progress("pipeline commit")) {
+                pipeline.awaitCommitted(log, WARMUP + samples, Duration.ofMinutes(10), Duration.ofMillis(50),
+                        snapshot -> progress.update(snapshot.sampleCount() - WARMUP));
+            }
             return (System.nanoTime() - start) / 1e9;
         }
     }

@@ -12,7 +12,10 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
-@Command(name = "chaos", mixinStandardHelpOptions = true, description = "Prove exactly-once under faults: run a local "
+@Command(name = "chaos", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class, footerHeading = "%nExamples:%n",
+        footer = {"  bin/shardflow chaos                    # short form, about 3 minutes",
+                "  bin/shardflow chaos --long --s3 minio  # long form, about 13 minutes"},
+        description = "Prove exactly-once under faults: run a local "
         + "stack with two ingest-app and two shard-sink JVMs, publish samples with unique ids while killing (-9) services, "
         + "freezing a shard-sink past its session timeout (a zombie), stopping the S3 server and restarting the broker; "
         + "then check from object storage alone that every sample the broker acknowledged is committed exactly once, every "
@@ -27,15 +30,15 @@ final class ChaosCommand implements Callable<Integer> {
     Long samples;
     @Option(names = "--kills", description = "faults of each kind: ingest kills, sink kills, zombies, S3 outages, broker restarts")
     Integer kills;
-    @Option(names = "--ingest-kills")
+    @Option(names = "--ingest-kills", description = "kill -9 of an ingest-app JVM (overrides --kills)")
     Integer ingestKills;
-    @Option(names = "--sink-kills")
+    @Option(names = "--sink-kills", description = "kill -9 of a shard-sink JVM (overrides --kills)")
     Integer sinkKills;
-    @Option(names = "--zombies")
+    @Option(names = "--zombies", description = "shard-sink frozen past its session timeout, then resumed (overrides --kills)")
     Integer zombies;
-    @Option(names = "--s3-outages")
+    @Option(names = "--s3-outages", description = "S3 server stopped, then restarted (overrides --kills)")
     Integer s3Outages;
-    @Option(names = "--broker-restarts")
+    @Option(names = "--broker-restarts", description = "broker killed (-9) and restarted (overrides --kills)")
     Integer brokerRestarts;
     @Option(names = "--s3-outage-seconds", description = "how long each S3 outage lasts (short form 10, long 30)")
     Integer s3OutageSeconds;
@@ -47,11 +50,11 @@ final class ChaosCommand implements Callable<Integer> {
     String crashPoints;
     @Option(names = "--freeze-points", description = "where the shard-sinks stop themselves (SIGSTOP) on purpose, point:probability[,...]")
     String freezePoints;
-    @Option(names = "--seed", defaultValue = "42")
+    @Option(names = "--seed", defaultValue = "42", description = "seed of the fault schedule and the samples (default: ${DEFAULT-VALUE})")
     long seed;
-    @Option(names = "--s3", defaultValue = "s3proxy", description = "s3proxy (default) or minio")
+    @Option(names = "--s3", defaultValue = "s3proxy", description = "S3 server of the stack: s3proxy or minio (default: ${DEFAULT-VALUE})")
     String s3;
-    @Option(names = "--work-dir", defaultValue = "${sys:shardflow.home:-.}/.stack/chaos")
+    @Option(names = "--work-dir", defaultValue = "${sys:shardflow.home:-.}/.stack/chaos", description = "where the stack, services and reports go; wiped first (default: ${DEFAULT-VALUE})")
     Path workDir;
     @Spec
     picocli.CommandLine.Model.CommandSpec command;

@@ -15,9 +15,12 @@ import java.util.Optional;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.Parameters;
 
-@Command(name = "dataset", description = "Create, list, inspect, verify and compare datasets.",
+@Command(name = "dataset", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class, footerHeading = "%nExamples:%n",
+        footer = {"  bin/shardflow dataset create --name cams --version v1 --tensor image:float32:3x32x32 \\",
+                "      --tensor label:int64 --label label",
+                "  bin/shardflow dataset verify cams v1 --json"},
+        description = "Create, list, inspect, verify and compare datasets.",
         subcommands = {DatasetCommand.Create.class, DatasetCommand.ListDatasets.class, DatasetCommand.Show.class,
                 DatasetSnapshotsCommand.class, DatasetVerifyCommand.class, DatasetDiffCommand.class,
                 DatasetQuarantineCommand.class})
@@ -27,20 +30,26 @@ final class DatasetCommand {
         return S3ObjectStore.connect(endpoints.s3());
     }
 
-    @Command(name = "create", description = "Create a dataset version with its tensor spec (idempotent for the same spec).")
+    @Command(name = "create", versionProvider = VersionProvider.class,
+            description = "Create a dataset version with its tensor spec (idempotent for the same spec).",
+            footerHeading = "%nExamples:%n",
+            footer = {"  bin/shardflow dataset create --name cams --version v1 --tensor image:float32:3x32x32 \\",
+                    "      --tensor label:int64 --label label --author ana --description \"front cameras\""})
     static final class Create extends DatasetSubcommand {
-        @Option(names = "--name", required = true)
+        @Mixin
+        HelpOnlyOptions help;
+        @Option(names = "--name", required = true, description = "dataset name, e.g. cams")
         String name;
-        @Option(names = "--version", required = true)
+        @Option(names = "--version", required = true, description = "dataset version, e.g. v1 (a new version for a new tensor layout)")
         String version;
         @Option(names = "--tensor", required = true, paramLabel = "NAME:DTYPE[:SHAPE]",
                 description = "e.g. image:float32:3x32x32 or label:int64 (repeatable)")
         List<String> tensors;
         @Option(names = "--label", description = "name of the tensor holding the class label")
         String label;
-        @Option(names = "--author", defaultValue = "${env:USER:-unknown}")
+        @Option(names = "--author", defaultValue = "${env:USER:-unknown}", description = "who made the version (env USER, default: ${DEFAULT-VALUE})")
         String author;
-        @Option(names = "--description", defaultValue = "")
+        @Option(names = "--description", defaultValue = "", description = "free text kept in the spec")
         String description;
         @Option(names = "--max-sample-bytes", defaultValue = "0", description = "per-sample payload cap; 0 = ingest-app default")
         long maxSampleBytes;
@@ -58,9 +67,9 @@ final class DatasetCommand {
         }
     }
 
-    @Command(name = "list", description = "List datasets, their versions and each version's latest snapshot.")
+    @Command(name = "list", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class, description = "List datasets, their versions and each version's latest snapshot.")
     static final class ListDatasets extends DatasetSubcommand {
-        @Option(names = "--json")
+        @Option(names = "--json", description = "print {datasets: [{name, versions: [{version, latestSnapshot, shards, samples, bytes}]}]}")
         boolean json;
 
         /** One version's line. */
@@ -100,7 +109,7 @@ final class DatasetCommand {
         }
     }
 
-    @Command(name = "show", description = "Show a dataset version's spec and a snapshot (latest by default): size,"
+    @Command(name = "show", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class, description = "Show a dataset version's spec and a snapshot (latest by default): size,"
             + " produce-time range and, when the spec names a label tensor, samples per label.")
     static final class Show extends DatasetSubcommand {
         @Mixin
@@ -109,14 +118,14 @@ final class DatasetCommand {
         boolean listShards;
         @Option(names = "--no-label-counts", description = "skip counting labels (it reads the label tensor of every shard)")
         boolean noLabelCounts;
-        @Option(names = "--json")
+        @Option(names = "--json", description = "print {spec, snapshot, labelCounts, shards} with the field names of dataset/FORMAT.md")
         boolean json;
 
         @Override
         public Integer call() {
             DatasetSpec spec = requireSpec(target.name, target.version);
             Snapshot snapshot = target.in(log(target.name, target.version));
-            Optional<Map<String, Long>> labels = noLabelCounts ? Optional.empty() : DatasetLabels.count(store(), spec, snapshot);
+            Optional<Map<String, Long>> labels = noLabelCounts ? Optional.empty() : countLabels(spec, snapshot);
             PrintWriter out = out();
             if (json) {
                 Map<String, Object> view = new LinkedHashMap<>();
@@ -147,6 +156,15 @@ final class DatasetCommand {
                         s.sampleCount(), s.bytes(), s.sha256().substring(0, 16)));
             }
             return 0;
+        }
+
+        private Optional<Map<String, Long>> countLabels(DatasetSpec spec, Snapshot snapshot) {
+            if (spec.labelTensor() == null) {
+                return Optional.empty();
+            }
+            try (Progress progress = shardProgress("label counts", snapshot.shards().size())) {
+                return DatasetLabels.count(new CountingDownloads(store(), progress), spec, snapshot);
+            }
         }
     }
 }

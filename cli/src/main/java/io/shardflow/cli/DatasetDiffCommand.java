@@ -12,20 +12,16 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 /** {@code shardflow dataset diff NAME VERSION A B}: what snapshot B has that A has not. */
-@Command(name = "diff", description = "Shards and samples added between snapshot A and a later snapshot B.")
-final class DatasetDiffCommand extends DatasetSubcommand {
+@Command(name = "diff", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class, description = "Shards and samples added between snapshot A and a later snapshot B.")
+final class DatasetDiffCommand extends DatasetVersionSubcommand {
 
-    @Parameters(index = "0", paramLabel = "NAME")
-    String name;
-    @Parameters(index = "1", paramLabel = "VERSION")
-    String version;
-    @Parameters(index = "2", paramLabel = "A")
+    @Parameters(index = "2", paramLabel = "A", description = "the earlier snapshot id")
     long from;
-    @Parameters(index = "3", paramLabel = "B")
+    @Parameters(index = "3", paramLabel = "B", description = "the later snapshot id")
     long to;
     @Option(names = "--shards", description = "list every added shard")
     boolean listShards;
-    @Option(names = "--json")
+    @Option(names = "--json", description = "print {dataset, version, from, to, shardsAdded, samplesAdded, bytesAdded, commits, shards}")
     boolean json;
 
     @Override

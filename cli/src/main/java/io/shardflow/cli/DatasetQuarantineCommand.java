@@ -7,17 +7,12 @@ import java.util.List;
 import java.util.Map;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.Parameters;
 
 /** {@code shardflow dataset quarantine NAME VERSION}: the shards shard-sink set aside because it could not build them. */
-@Command(name = "quarantine", description = "List the shards of a dataset version that shard-sink could not build and set aside.")
-final class DatasetQuarantineCommand extends DatasetSubcommand {
+@Command(name = "quarantine", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class, description = "List the shards of a dataset version that shard-sink could not build and set aside.")
+final class DatasetQuarantineCommand extends DatasetVersionSubcommand {
 
-    @Parameters(index = "0", paramLabel = "NAME")
-    String name;
-    @Parameters(index = "1", paramLabel = "VERSION")
-    String version;
-    @Option(names = "--json")
+    @Option(names = "--json", description = "print {dataset, version, quarantined: [{shardId, reason, sampleCount, quarantinedAt, detail, ...}]}")
     boolean json;
 
     @Override

@@ -12,19 +12,14 @@ import java.util.List;
 import java.util.Map;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.Parameters;
 
 /** {@code shardflow dataset snapshots NAME VERSION}: the history of a dataset version, one snapshot per line. */
-@Command(name = "snapshots", description = "List a dataset version's snapshots: when, by whom, what each added, running totals.")
-final class DatasetSnapshotsCommand extends DatasetSubcommand {
+@Command(name = "snapshots", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class, description = "List a dataset version's snapshots: when, by whom, what each added, running totals.")
+final class DatasetSnapshotsCommand extends DatasetVersionSubcommand {
 
-    @Parameters(index = "0", paramLabel = "NAME")
-    String name;
-    @Parameters(index = "1", paramLabel = "VERSION")
-    String version;
     @Option(names = "--last", paramLabel = "N", description = "only the newest N snapshots")
     Integer last;
-    @Option(names = "--json")
+    @Option(names = "--json", description = "print {dataset, version, snapshots: [{snapshotId, committedAt, committer, shardsAdded, ...}]}")
     boolean json;
 
     /** One snapshot as the command shows it. */

@@ -39,6 +39,11 @@ abstract class DatasetSubcommand implements Callable<Integer> {
         return command.commandLine().getOut();
     }
 
+    /** Progress of walking {@code shards} shards, on the error stream. */
+    Progress shardProgress(String task, long shards) {
+        return Progress.start(command.commandLine().getErr(), task, "shards", shards);
+    }
+
     DatasetSpec requireSpec(String name, String version) {
         return new DatasetCatalog(store()).spec(name, version)
                 .orElseThrow(() -> new IllegalArgumentException("no dataset " + name + "/" + version

@@ -16,14 +16,16 @@ import picocli.CommandLine.Option;
  * {@code shardflow dataset verify NAME VERSION}: everything a snapshot promises, checked against
  * object storage. Exit code 0 when clean, 1 with one line per problem otherwise.
  */
-@Command(name = "verify", description = "Check a snapshot (latest by default): every shard's sha256, size and sample"
+@Command(name = "verify", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class, description = "Check a snapshot (latest by default): every shard's sha256, size and sample"
         + " count, no shard or sample id twice, spec fingerprints, and that checkpoints agree with the log entries."
-        + " Exits 1 on any problem.")
+        + " Exits 1 on any problem.",
+        footerHeading = "%nExamples:%n",
+        footer = {"  bin/shardflow dataset verify cams v1", "  bin/shardflow dataset verify cams v1 --snapshot 3 --json"})
 final class DatasetVerifyCommand extends DatasetSubcommand {
 
     @Mixin
     SnapshotArgs target;
-    @Option(names = "--json")
+    @Option(names = "--json", description = "print {dataset, version, snapshotId, shards, samples, ok, problems}")
     boolean json;
 
     @Override
@@ -31,8 +33,9 @@ final class DatasetVerifyCommand extends DatasetSubcommand {
         DatasetSpec spec = requireSpec(target.name, target.version);
         Snapshot snapshot = target.in(log(target.name, target.version));
         VerificationReport report;
-        try (DatasetScratch scratch = new DatasetScratch("verify")) {
-            report = new SnapshotVerifier(store(), scratch.dir()).verify(spec, snapshot, clock);
+        try (DatasetScratch scratch = new DatasetScratch("verify");
+             Progress progress = shardProgress("verify", snapshot.shards().size())) {
+            report = new SnapshotVerifier(new CountingDownloads(store(), progress), scratch.dir()).verify(spec, snapshot, clock);
         }
         List<String> problems = report.problems();
         PrintWriter out = out();

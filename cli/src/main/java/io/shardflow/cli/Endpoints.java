@@ -26,7 +26,7 @@ final class Endpoints {
     @Option(names = "--s3-endpoint", description = "S3 endpoint URL (env SHARDFLOW_S3_ENDPOINT)")
     String s3Endpoint;
 
-    @Option(names = "--s3-access-key", description = "(env SHARDFLOW_S3_ACCESS_KEY)")
+    @Option(names = "--s3-access-key", description = "S3 access key (env SHARDFLOW_S3_ACCESS_KEY)")
     String s3AccessKey;
 
     /** A file, never the value: an argument shows in {@code ps} and in shell history. */
@@ -38,10 +38,10 @@ final class Endpoints {
             + "(env SHARDFLOW_KAFKA_CLIENT_CONFIG)")
     Path kafkaClientConfig;
 
-    @Option(names = "--bucket", description = "bucket (env SHARDFLOW_S3_BUCKET)")
+    @Option(names = "--bucket", description = "S3 bucket (env SHARDFLOW_S3_BUCKET)")
     String bucket;
 
-    @Option(names = "--stack-dir", description = "directory of a stack started by 'shardflow stack up' (default: ${DEFAULT-VALUE})",
+    @Option(names = "--stack-dir", description = "directory of a stack started by 'shardflow stack up' (env SHARDFLOW_STACK_DIR, default: ${DEFAULT-VALUE})",
             defaultValue = "${env:SHARDFLOW_STACK_DIR:-${sys:shardflow.home:-.}/.stack}")
     Path stackDir;
 

@@ -26,18 +26,21 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
-@Command(name = "quickstart", description = {
+@Command(name = "quickstart", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class, footerHeading = "%nExamples:%n",
+        footer = {"  bin/shardflow quickstart                       # S3Proxy, 3,000 samples in 5 waves; the stack stays up",
+                "  bin/shardflow quickstart --s3 minio --stop     # MinIO, and stop everything at the end"},
+        description = {
         "Start a local stack, ingest-app and shard-sink, create a demo dataset, publish synthetic samples in waves",
         "and watch the dataset grow snapshot by snapshot; ends with a verified summary."})
 final class QuickstartCommand implements Callable<Integer> {
 
-    @Option(names = "--s3", defaultValue = "s3proxy", description = "s3proxy (default) or minio")
+    @Option(names = "--s3", defaultValue = "s3proxy", description = "S3 server of the stack: s3proxy or minio (default: ${DEFAULT-VALUE})")
     String s3;
-    @Option(names = "--samples", defaultValue = "3000", description = "samples to publish in all")
+    @Option(names = "--samples", defaultValue = "3000", description = "samples to publish in all (default: ${DEFAULT-VALUE})")
     int samples;
-    @Option(names = "--waves", defaultValue = "5", description = "publish in this many waves")
+    @Option(names = "--waves", defaultValue = "5", description = "publish in this many waves (default: ${DEFAULT-VALUE})")
     int waves;
-    @Option(names = "--shard-samples", defaultValue = "256", description = "seal a shard at this many samples")
+    @Option(names = "--shard-samples", defaultValue = "256", description = "seal a shard at this many samples (default: ${DEFAULT-VALUE})")
     int shardSamples;
     @Option(names = "--stack-dir", defaultValue = StackCommand.DEFAULT_DIR,
             description = "where the stack lives; a stack already running there is replaced (default: ${DEFAULT-VALUE})")

@@ -6,10 +6,15 @@ import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Parameters;
 
-@Command(name = "ingest", description = "Run ingest-app (Kafka Streams: validate, dedupe, assign to shards, seal).")
+@Command(name = "ingest", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class, footerHeading = "%nExamples:%n",
+        footer = {"  bin/shardflow ingest ingest.properties",
+                "  SHARDFLOW_BOOTSTRAP_SERVERS=127.0.0.1:9092 SHARDFLOW_REGISTRY_URL=http://127.0.0.1:8080/apis/registry/v3 \\",
+                "    SHARDFLOW_S3_ENDPOINT=... bin/shardflow ingest",
+                "Settings and their environment variables: README, 'Running the services'."},
+        description = "Run ingest-app (Kafka Streams: validate, dedupe, assign to shards, seal).")
 final class RunIngestCommand implements Callable<Integer> {
 
-    @Parameters(arity = "0..1", paramLabel = "CONFIG", description = "properties file; SHARDFLOW_* env vars override it")
+    @Parameters(arity = "0..1", paramLabel = "CONFIG", description = "properties file of ingest-app settings; SHARDFLOW_* environment variables override it (optional)")
     Path config;
 
     @Override

@@ -6,10 +6,13 @@ import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Parameters;
 
-@Command(name = "sink", description = "Run shard-sink (spool, write HDF5 shards, upload, commit snapshots).")
+@Command(name = "sink", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class, footerHeading = "%nExamples:%n",
+        footer = {"  bin/shardflow sink sink.properties",
+                "Settings and their environment variables: README, 'Running the services'."},
+        description = "Run shard-sink (spool, write HDF5 shards, upload, commit snapshots).")
 final class RunSinkCommand implements Callable<Integer> {
 
-    @Parameters(arity = "0..1", paramLabel = "CONFIG", description = "properties file; SHARDFLOW_* env vars override it")
+    @Parameters(arity = "0..1", paramLabel = "CONFIG", description = "properties file of shard-sink settings; SHARDFLOW_* environment variables override it (optional)")
     Path config;
 
     @Override

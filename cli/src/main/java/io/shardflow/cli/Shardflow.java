@@ -1,14 +1,32 @@
 package io.shardflow.cli;
 
+import org.apache.kafka.common.config.ConfigException;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
 /** {@code bin/shardflow}: the one entry point for people and scripts. */
-@Command(name = "shardflow", mixinStandardHelpOptions = true, version = "shardflow 0.1.0",
+@Command(name = "shardflow", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
         description = "Turn a Kafka stream of training samples into a versioned, growing HDF5 dataset in S3.",
         subcommands = {QuickstartCommand.class, StackCommand.class, DatasetCommand.class, PublishCommand.class,
-                RunIngestCommand.class, RunSinkCommand.class, BenchCommand.class, ChaosCommand.class, CommandLine.HelpCommand.class})
+                RunIngestCommand.class, RunSinkCommand.class, BenchCommand.class, ChaosCommand.class, DoctorCommand.class,
+                CompletionCommand.class, CommandLine.HelpCommand.class},
+        exitCodeListHeading = "%nExit codes:%n",
+        exitCodeList = {"0:ok", "1:a problem was found (a bad shard, a failed check, a server that does not answer)",
+                "2:usage or configuration error (an unknown option, a missing value, no endpoint configured)"},
+        footerHeading = "%nEnvironment:%n",
+        footer = {"  SHARDFLOW_BOOTSTRAP_SERVERS, SHARDFLOW_REGISTRY_URL, SHARDFLOW_S3_ENDPOINT,",
+                "  SHARDFLOW_S3_ACCESS_KEY, SHARDFLOW_S3_SECRET_KEY, SHARDFLOW_S3_BUCKET:",
+                "      where the servers are when no option names them; else the stack that",
+                "      'shardflow stack up' started in SHARDFLOW_STACK_DIR (default .stack).",
+                "  SHARDFLOW_PROGRESS=bar|lines|off: how long commands show progress on stderr.",
+                "",
+                "Every command answers -h/--help. Shell completion: shardflow completion bash|zsh"})
 public final class Shardflow {
+
+    /** Exit code of a finished command that found a problem (a bad shard, a failed check). */
+    static final int PROBLEM = 1;
+    /** Exit code of a command that was misused or misconfigured; picocli uses it for parameter errors. */
+    static final int USAGE = CommandLine.ExitCode.USAGE;
 
     /** Held so the setting is not garbage-collected with the logger. */
     private static final java.util.logging.Logger APICURIO_JUL = java.util.logging.Logger.getLogger("io.apicurio");
@@ -24,9 +42,17 @@ public final class Shardflow {
         CommandLine cli = new CommandLine(new Shardflow());
         cli.setExecutionExceptionHandler((e, commandLine, parseResult) -> {
             commandLine.getErr().println(commandLine.getColorScheme().errorText("shardflow: " + messageOf(e)));
-            return 1;
+            return exitCodeOf(e);
         });
         return cli;
+    }
+
+    /**
+     * A bad argument or setting found while running (no endpoint configured, an unknown dataset, a
+     * bad tensor spec) is a usage error like picocli's own; anything else is a problem found.
+     */
+    static int exitCodeOf(Throwable e) {
+        return e instanceof IllegalArgumentException || e instanceof ConfigException ? USAGE : PROBLEM;
     }
 
     private static String messageOf(Throwable e) {

@@ -8,9 +8,9 @@ import picocli.CommandLine.Parameters;
 /** {@code NAME VERSION [--snapshot N]}: the snapshot a dataset command looks at, the latest by default. */
 final class SnapshotArgs {
 
-    @Parameters(index = "0", paramLabel = "NAME")
+    @Parameters(index = "0", paramLabel = "NAME", description = "dataset name")
     String name;
-    @Parameters(index = "1", paramLabel = "VERSION")
+    @Parameters(index = "1", paramLabel = "VERSION", description = "dataset version")
     String version;
     @Option(names = "--snapshot", description = "snapshot id (default: latest)")
     Long snapshotId;

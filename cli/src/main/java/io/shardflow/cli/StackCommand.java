@@ -9,6 +9,7 @@ import io.shardflow.stack.StackConfig;
 import io.shardflow.stack.StackPrincipal;
 import java.io.PrintWriter;
 import java.nio.file.Path;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
@@ -16,17 +17,20 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
-@Command(name = "stack", description = "Run a local Kafka broker, Apicurio registry and S3 server as processes on 127.0.0.1.",
+@Command(name = "stack", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class, footerHeading = "%nExamples:%n",
+        footer = {"  bin/shardflow stack up --s3 minio", "  bin/shardflow stack status --json", "  bin/shardflow stack down"},
+        description = "Run a local Kafka broker, Apicurio registry and S3 server as processes on 127.0.0.1.",
         subcommands = {StackCommand.Up.class, StackCommand.Down.class, StackCommand.Status.class})
 final class StackCommand {
 
     static final String DEFAULT_DIR = "${env:SHARDFLOW_STACK_DIR:-${sys:shardflow.home:-.}/.stack}";
+    static final String STACK_DIR_HELP = "where the stack keeps its state (env SHARDFLOW_STACK_DIR, default: ${DEFAULT-VALUE})";
 
-    @Command(name = "up", description = "Start the stack and leave it running (state in --stack-dir).")
+    @Command(name = "up", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class, description = "Start the stack and leave it running (state in --stack-dir).")
     static final class Up implements Callable<Integer> {
-        @Option(names = "--stack-dir", defaultValue = DEFAULT_DIR)
+        @Option(names = "--stack-dir", defaultValue = DEFAULT_DIR, description = STACK_DIR_HELP)
         Path dir;
-        @Option(names = "--s3", defaultValue = "s3proxy", description = "s3proxy (light, default) or minio")
+        @Option(names = "--s3", defaultValue = "s3proxy", description = "S3 server: s3proxy (light) or minio (default: ${DEFAULT-VALUE})")
         String s3;
         @Option(names = "--secure", description = "Kafka with SASL_SSL (SCRAM-SHA-512) and mTLS listeners, a local CA, "
                 + "one user per service and least-privilege ACLs; client files in <stack-dir>/secure/clients")
@@ -59,7 +63,7 @@ final class StackCommand {
         }
     }
 
-    @Command(name = "down", description = "Stop the stack recorded in --stack-dir.")
+    @Command(name = "down", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class, description = "Stop the stack recorded in --stack-dir.")
     static final class Down extends OnRecordedStack {
         @Override
         public Integer call() {
@@ -69,15 +73,27 @@ final class StackCommand {
         }
     }
 
-    @Command(name = "status", description = "Show whether each server of the stack is up.")
+    @Command(name = "status", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class, description = "Show whether each server of the stack is up; exits 1 if one is not.")
     static final class Status extends OnRecordedStack {
+        @Option(names = "--json", description = "print {stackDir, up, servers: [{role, pid, endpoint, processAlive, responding}]}")
+        boolean json;
+
         @Override
         public Integer call() {
             Map<Role, RecordedStack.ServerStatus> status = LocalStack.status(dir);
             PrintWriter out = command.commandLine().getOut();
+            boolean up = !status.isEmpty() && status.values().stream().allMatch(RecordedStack.ServerStatus::responding);
+            if (json) {
+                Map<String, Object> view = new LinkedHashMap<>();
+                view.put("stackDir", dir.toAbsolutePath().normalize().toString());
+                view.put("up", up);
+                view.put("servers", status.values());
+                out.println(JsonOutput.write(view));
+                return up ? 0 : Shardflow.PROBLEM;
+            }
             if (status.isEmpty()) {
                 out.println("no stack in " + dir);
-                return 1;
+                return Shardflow.PROBLEM;
             }
             boolean allUp = true;
             for (RecordedStack.ServerStatus s : status.values()) {
@@ -91,7 +107,7 @@ final class StackCommand {
 
     /** A command on the stack recorded in {@code --stack-dir}. */
     abstract static class OnRecordedStack implements Callable<Integer> {
-        @Option(names = "--stack-dir", defaultValue = DEFAULT_DIR)
+        @Option(names = "--stack-dir", defaultValue = DEFAULT_DIR, description = STACK_DIR_HELP)
         Path dir;
         @Spec
         picocli.CommandLine.Model.CommandSpec command;

@@ -144,6 +144,8 @@ class DatasetCommandsTest {
         expected.forEach((label, n) -> assertThat(counts.get(label).asLong()).as("label %s", label).isEqualTo(n));
         assertThat(json.get("snapshot").get("firstProducedAt").asText()).isEqualTo("2023-11-14T22:13:20Z");
         assertThat(older.out()).contains("snapshot 1: 4 shards, 18 samples").doesNotContain("samples per");
+        assertThat(human.err()).contains("label counts: 12 shards done in ");
+        assertThat(older.err()).isEmpty();
     }
 
     @Test
@@ -153,6 +155,9 @@ class DatasetCommandsTest {
 
         assertThat(human.exitCode()).isZero();
         assertThat(human.out()).isEqualTo("cams/v1 snapshot 3: 12 shards, 46 samples: OK\n");
+        // not a terminal: plain progress lines on stderr, one per further tenth, then the total
+        assertThat(human.err().lines().toList()).anyMatch(l -> l.matches("verify: 2/12 shards \\(16%\\), \\d+ shards/s, ETA \\d+ s"))
+                .last().asString().startsWith("verify: 12 shards done in ");
         assertThat(json.get("ok").asBoolean()).isTrue();
         assertThat(json.get("samples").asLong()).isEqualTo(30);
     }
@@ -199,7 +204,7 @@ class DatasetCommandsTest {
         assertThat(json.get("samplesAdded").asLong()).isEqualTo(28);
         assertThat(json.get("commits")).hasSize(2);
         assertThat(json.get("shards")).hasSize(8);
-        assertThat(backwards.exitCode()).isEqualTo(1);
+        assertThat(backwards.exitCode()).as("a usage error").isEqualTo(2);
         assertThat(backwards.err()).contains("snapshots only grow");
         assertThat(run("diff", "cams", "v1", "2", "2").out()).startsWith("cams/v1 snapshot 2 -> 2: +0 shards");
     }
@@ -208,7 +213,7 @@ class DatasetCommandsTest {
     void shouldSayWhichDatasetDoesNotExist() {
         Run run = run("show", "nope", "v1");
 
-        assertThat(run.exitCode()).isEqualTo(1);
+        assertThat(run.exitCode()).as("a usage error").isEqualTo(2);
         assertThat(run.err()).contains("no dataset nope/v1");
     }
 
@@ -256,7 +261,7 @@ class DatasetCommandsTest {
         cli.setErr(new PrintWriter(err));
         cli.setExecutionExceptionHandler((e, commandLine, parseResult) -> {
             commandLine.getErr().println("shardflow: " + e.getMessage());
-            return 1;
+            return Shardflow.exitCodeOf(e);
         });
         int code = cli.execute(args);
         return new Run(code, out.toString(), err.toString());
