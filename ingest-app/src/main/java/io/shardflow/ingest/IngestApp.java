@@ -9,6 +9,7 @@ import io.shardflow.app.ConfigFiles;
 import io.shardflow.app.MetricsEndpoint;
 import io.shardflow.app.ProcessLauncher;
 import io.shardflow.app.S3Config;
+import io.shardflow.app.ServiceConfig;
 import io.shardflow.app.StartupChecks;
 import io.shardflow.dataset.catalog.DatasetCatalog;
 import io.shardflow.dataset.store.ObjectStore;
@@ -26,6 +27,7 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import org.apache.kafka.common.serialization.Deserializer;
+import org.apache.kafka.streams.CloseOptions;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.errors.StreamsUncaughtExceptionHandler.StreamThreadExceptionResponse;
 import org.slf4j.Logger;
@@ -38,12 +40,14 @@ public final class IngestApp implements ProcessLauncher.RunningProcess {
 
     private final KafkaStreams streams;
     private final MetricsEndpoint metricsEndpoint;
+    private final Duration shutdownTimeout;
     private final CountDownLatch stopped = new CountDownLatch(1);
     private volatile int exitCode;
 
-    private IngestApp(KafkaStreams streams, MetricsEndpoint metricsEndpoint) {
+    private IngestApp(KafkaStreams streams, MetricsEndpoint metricsEndpoint, Duration shutdownTimeout) {
         this.streams = streams;
         this.metricsEndpoint = metricsEndpoint;
+        this.shutdownTimeout = shutdownTimeout;
     }
 
     public static void main(String[] args) {
@@ -61,8 +65,7 @@ public final class IngestApp implements ProcessLauncher.RunningProcess {
         String registryUrl = config.getString(IngestConfig.REGISTRY_URL);
         checks.registry(registryUrl, IngestConfig.REGISTRY_URL);
 
-        int metricsPort = config.getInt(IngestConfig.METRICS_PORT);
-        MetricsEndpoint endpoint = metricsPort >= 0 ? MetricsEndpoint.start("127.0.0.1", metricsPort) : null;
+        MetricsEndpoint endpoint = ServiceConfig.startEndpoint(config, config.getInt(IngestConfig.METRICS_PORT));
         MeterRegistry meters = endpoint != null ? endpoint.registry() : new SimpleMeterRegistry();
 
         SampleValidator validator = new SampleValidator(
@@ -75,7 +78,11 @@ public final class IngestApp implements ProcessLauncher.RunningProcess {
                 new IngestMetrics(meters));
 
         KafkaStreams streams = new KafkaStreams(topology, config.streamsProperties());
-        IngestApp app = new IngestApp(streams, endpoint);
+        IngestApp app = new IngestApp(streams, endpoint, ServiceConfig.shutdownTimeout(config));
+        if (endpoint != null) {
+            // Ready once every stream thread has its tasks and is processing, not merely connected.
+            endpoint.readiness(() -> streams.state() == KafkaStreams.State.RUNNING);
+        }
         streams.setUncaughtExceptionHandler(app::onStreamFailure);
         streams.setStateListener((now, before) -> {
             LOG.info("ingest-app state {} -> {}", before, now);
@@ -131,9 +138,22 @@ public final class IngestApp implements ProcessLauncher.RunningProcess {
         return exitCode;
     }
 
+    /**
+     * Closes Kafka Streams within the shutdown timeout: the open transaction is committed or aborted
+     * and the instance leaves its group, so its tasks move at once. A close that runs out of time
+     * exits 1; nothing is lost either way, the next owner resumes from the last committed transaction.
+     */
     @Override
     public void close() {
-        streams.close(Duration.ofSeconds(30));
+        long started = System.nanoTime();
+        // Leaving the group hands the tasks over now instead of after the session timeout.
+        if (streams.close(CloseOptions.timeout(shutdownTimeout)
+                .withGroupMembershipOperation(CloseOptions.GroupMembershipOperation.LEAVE_GROUP))) {
+            LOG.info("ingest-app stopped in {} ms", Duration.ofNanos(System.nanoTime() - started).toMillis());
+        } else {
+            LOG.warn("ingest-app did not stop within {} ms; exiting anyway", shutdownTimeout.toMillis());
+            exitCode = 1;
+        }
         if (metricsEndpoint != null) {
             metricsEndpoint.close();
         }

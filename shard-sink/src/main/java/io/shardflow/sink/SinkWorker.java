@@ -74,6 +74,8 @@ public final class SinkWorker implements Runnable, ConsumerRebalanceListener {
     /** Sealed shards not yet in the commit log, in seal order. */
     private final List<PendingShard> pending = new ArrayList<>();
     private final AtomicBoolean running = new AtomicBoolean(true);
+    /** Read by the /ready probe from another thread: partitions assigned and no object-store outage. */
+    private volatile boolean ready;
     private long replayChecksQuietUntil = System.nanoTime();
 
     SinkWorker(Consumer<byte[], byte[]> consumer, String topic, Duration pollTimeout, SpoolDirectory spools,
@@ -108,6 +110,8 @@ public final class SinkWorker implements Runnable, ConsumerRebalanceListener {
                 throw e;
             }
         } finally {
+            ready = false;
+            commitDurableOffsetsBeforeClose();
             dropOpenShards(List.copyOf(open.keySet()));
             dropPending(pending.stream().map(p -> p.partition).toList());
             consumer.close();
@@ -127,6 +131,7 @@ public final class SinkWorker implements Runnable, ConsumerRebalanceListener {
         }
         commitOffsets();
         applyPauses();
+        ready = !consumer.assignment().isEmpty() && !backpressure.inOutage();
         metrics.openShards.set(open.size());
         metrics.pendingShards.set(pending.size());
         metrics.spoolBytes.set(spools.bytes());
@@ -282,6 +287,28 @@ public final class SinkWorker implements Runnable, ConsumerRebalanceListener {
             // The broker is restarting or unreachable: the offsets stay committable and go with the next round.
             LOG.warn("offset commit failed, retrying on the next round: {}", e.toString());
         }
+    }
+
+    /**
+     * On a stop, the offsets of shards that reached the log go to the broker before the consumer
+     * leaves, so the next owner does not replay them. A wakeup meant for the poll may still be
+     * pending and interrupt the first attempt; then it is made once more.
+     */
+    private void commitDurableOffsetsBeforeClose() {
+        try {
+            try {
+                commitOffsets();
+            } catch (WakeupException e) {
+                commitOffsets();
+            }
+        } catch (RuntimeException e) {
+            LOG.warn("final offset commit failed; the next owner replays from the previous one: {}", e.toString());
+        }
+    }
+
+    /** Whether this instance owns partitions and is not held up by an object-store outage. */
+    public boolean isReady() {
+        return ready;
     }
 
     @Override

@@ -1,6 +1,7 @@
 package io.shardflow.ingest.config;
 
 import io.shardflow.app.S3Config;
+import io.shardflow.app.ServiceConfig;
 import io.shardflow.dataset.store.S3Settings;
 import io.shardflow.ingest.seal.SealLimits;
 import io.shardflow.ingest.topology.IngestTopology;
@@ -66,10 +67,11 @@ public final class IngestConfig extends AbstractConfig {
             .define(SPEC_MISS_CACHE_MS, Type.LONG, 10_000L, Range.atLeast(0), Importance.LOW,
                     "how long an unknown dataset version is remembered as unknown before the catalog is asked again")
             .define(METRICS_PORT, Type.INT, -1, Range.atLeast(-1), Importance.LOW,
-                    "port of the Prometheus /metrics endpoint on 127.0.0.1; -1 disables it, 0 picks a free port");
+                    "port of the /metrics, /health and /ready endpoint (on metrics.host); -1 disables it, 0 picks a free port");
 
     static {
         S3Config.define(DEFINITION);
+        ServiceConfig.define(DEFINITION);
     }
 
     public IngestConfig(Map<?, ?> settings) {
