@@ -5,9 +5,12 @@ import io.shardflow.dataset.log.CommitLog;
 import io.shardflow.dataset.store.S3ObjectStore;
 import io.shardflow.edge.EdgePublisher;
 import io.shardflow.edge.SyntheticSamples;
+import io.shardflow.stack.LocalPipeline;
 import io.shardflow.stack.LocalStack;
 import io.shardflow.stack.S3Kind;
 import io.shardflow.stack.StackConfig;
+import io.shardflow.stack.StackEndpoints;
+import io.shardflow.stack.WorkDirs;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -47,7 +50,7 @@ final class BenchCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         PrintWriter out = command.commandLine().getOut();
-        QuickstartCommand.wipe(workDir);
+        WorkDirs.wipe(workDir);
         try (LocalStack stack = LocalStack.start(StackConfig.defaults(workDir.resolve("stack")).withS3Kind(S3Kind.parse(s3)))) {
             StackEndpoints endpoints = StackEndpoints.of(stack);
             SyntheticSamples synthetic = new SyntheticSamples("bench", "v1", "bench-device", 3, 32, 10, 7);

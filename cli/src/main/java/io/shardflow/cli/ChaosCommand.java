@@ -1,5 +1,8 @@
 package io.shardflow.cli;
 
+import io.shardflow.chaos.ChaosOptions;
+import io.shardflow.chaos.ChaosReport;
+import io.shardflow.chaos.ChaosRun;
 import io.shardflow.stack.S3Kind;
 import java.io.PrintWriter;
 import java.nio.file.Path;
@@ -40,9 +43,9 @@ final class ChaosCommand implements Callable<Integer> {
     Integer brokerDownSeconds;
     @Option(names = "--span-seconds", description = "publishing (and the faults) spread over this long")
     Integer spanSeconds;
-    @Option(names = "--crash-points", description = "shard-sink fault.injection.crash.points, e.g. after-upload:0.02,after-commit:0.02")
+    @Option(names = "--crash-points", description = "where the shard-sinks halt on purpose, point:probability[,...], e.g. after-upload:0.02,after-commit:0.02")
     String crashPoints;
-    @Option(names = "--freeze-points", description = "shard-sink fault.injection.freeze.points")
+    @Option(names = "--freeze-points", description = "where the shard-sinks stop themselves (SIGSTOP) on purpose, point:probability[,...]")
     String freezePoints;
     @Option(names = "--seed", defaultValue = "42")
     long seed;

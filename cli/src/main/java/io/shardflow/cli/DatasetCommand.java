@@ -1,7 +1,6 @@
 package io.shardflow.cli;
 
 import io.shardflow.dataset.catalog.DatasetCatalog;
-import io.shardflow.dataset.log.CommitLog;
 import io.shardflow.dataset.log.Snapshot;
 import io.shardflow.dataset.spec.DatasetSpec;
 import io.shardflow.dataset.spec.TensorSpec;
@@ -14,12 +13,14 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 @Command(name = "dataset", description = "Create, list, inspect, verify and compare datasets.",
         subcommands = {DatasetCommand.Create.class, DatasetCommand.ListDatasets.class, DatasetCommand.Show.class,
-                DatasetSnapshotsCommand.class, DatasetVerifyCommand.class, DatasetDiffCommand.class})
+                DatasetSnapshotsCommand.class, DatasetVerifyCommand.class, DatasetDiffCommand.class,
+                DatasetQuarantineCommand.class})
 final class DatasetCommand {
 
     static ObjectStore store(Endpoints endpoints) {
@@ -107,12 +108,8 @@ final class DatasetCommand {
     @Command(name = "show", description = "Show a dataset version's spec and a snapshot (latest by default): size,"
             + " produce-time range and, when the spec names a label tensor, samples per label.")
     static final class Show extends DatasetSubcommand {
-        @Parameters(index = "0", paramLabel = "NAME")
-        String name;
-        @Parameters(index = "1", paramLabel = "VERSION")
-        String version;
-        @Option(names = "--snapshot", description = "snapshot id (default: latest)")
-        Long snapshotId;
+        @Mixin
+        SnapshotArgs target;
         @Option(names = "--shards", description = "list every shard")
         boolean listShards;
         @Option(names = "--no-label-counts", description = "skip counting labels (it reads the label tensor of every shard)")
@@ -122,9 +119,8 @@ final class DatasetCommand {
 
         @Override
         public Integer call() {
-            DatasetSpec spec = requireSpec(name, version);
-            CommitLog log = log(name, version);
-            Snapshot snapshot = snapshotId == null ? log.latest() : log.snapshot(snapshotId);
+            DatasetSpec spec = requireSpec(target.name, target.version);
+            Snapshot snapshot = target.in(log(target.name, target.version));
             Optional<Map<String, Long>> labels = noLabelCounts ? Optional.empty() : DatasetLabels.count(store(), spec, snapshot);
             PrintWriter out = out();
             if (json) {
@@ -139,7 +135,8 @@ final class DatasetCommand {
                 return 0;
             }
             SnapshotSummary summary = SnapshotSummary.of(snapshot);
-            out.printf("dataset %s/%s  spec %s  by %s%n", name, version, spec.fingerprint().substring(0, 12), spec.author());
+            out.printf("dataset %s/%s  spec %s  by %s%n", target.name, target.version, spec.fingerprint().substring(0, 12),
+                    spec.author());
             spec.tensors().forEach(t -> out.printf("  tensor %-16s %-8s %s%s%n", t.name(), t.dtype().numpyName(), t.shape(),
                     t.name().equals(spec.labelTensor()) ? "  (label)" : ""));
             out.println("  " + summary.line());

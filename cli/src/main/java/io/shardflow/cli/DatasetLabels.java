@@ -1,9 +1,9 @@
 package io.shardflow.cli;
 
-import io.shardflow.dataset.catalog.LabelCounter;
 import io.shardflow.dataset.log.Snapshot;
 import io.shardflow.dataset.spec.DatasetSpec;
 import io.shardflow.dataset.store.ObjectStore;
+import io.shardflow.reader.LabelCounter;
 import java.util.Map;
 import java.util.Optional;
 

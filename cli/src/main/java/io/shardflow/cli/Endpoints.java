@@ -1,6 +1,7 @@
 package io.shardflow.cli;
 
 import io.shardflow.dataset.store.S3Settings;
+import io.shardflow.stack.StackEndpoints;
 import java.nio.file.Path;
 import java.util.Map;
 import java.util.Optional;

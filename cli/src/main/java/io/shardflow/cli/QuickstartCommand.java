@@ -7,9 +7,12 @@ import io.shardflow.dataset.store.S3ObjectStore;
 import io.shardflow.dataset.verify.SnapshotVerifier;
 import io.shardflow.edge.EdgePublisher;
 import io.shardflow.edge.SyntheticSamples;
+import io.shardflow.stack.LocalPipeline;
 import io.shardflow.stack.LocalStack;
 import io.shardflow.stack.S3Kind;
 import io.shardflow.stack.StackConfig;
+import io.shardflow.stack.StackEndpoints;
+import io.shardflow.stack.WorkDirs;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
@@ -56,7 +59,7 @@ final class QuickstartCommand implements Callable<Integer> {
         if (!LocalStack.down(stackDir).isEmpty()) {
             out.printf("stopped the stack that was running in %s%n", stackDir);
         }
-        wipe(stackDir);
+        WorkDirs.wipe(stackDir);
         Path workDir = Files.createDirectories(stackDir.resolve("quickstart"));
         out.printf("starting Kafka, Apicurio Registry and %s on 127.0.0.1 (in %s)...%n", s3, stackDir);
         // Detached: the stack outlives this command so trainers can read the dataset afterwards.
@@ -118,16 +121,5 @@ final class QuickstartCommand implements Callable<Integer> {
                         + "SHARDFLOW_S3_SECRET_KEY=%s%n", stack.s3Endpoint(), stack.s3AccessKey(), stack.s3SecretKey());
             }
         }
-    }
-
-    static void wipe(Path dir) throws IOException {
-        if (Files.exists(dir)) {
-            try (var walk = Files.walk(dir)) {
-                for (Path p : walk.sorted(java.util.Comparator.reverseOrder()).toList()) {
-                    Files.delete(p);
-                }
-            }
-        }
-        Files.createDirectories(dir);
     }
 }

@@ -45,12 +45,7 @@ final class StackCommand {
     }
 
     @Command(name = "down", description = "Stop the stack recorded in --stack-dir.")
-    static final class Down implements Callable<Integer> {
-        @Option(names = "--stack-dir", defaultValue = DEFAULT_DIR)
-        Path dir;
-        @Spec
-        picocli.CommandLine.Model.CommandSpec command;
-
+    static final class Down extends OnRecordedStack {
         @Override
         public Integer call() {
             List<String> stopped = LocalStack.down(dir);
@@ -60,12 +55,7 @@ final class StackCommand {
     }
 
     @Command(name = "status", description = "Show whether each server of the stack is up.")
-    static final class Status implements Callable<Integer> {
-        @Option(names = "--stack-dir", defaultValue = DEFAULT_DIR)
-        Path dir;
-        @Spec
-        picocli.CommandLine.Model.CommandSpec command;
-
+    static final class Status extends OnRecordedStack {
         @Override
         public Integer call() {
             Map<Role, RecordedStack.ServerStatus> status = LocalStack.status(dir);
@@ -82,5 +72,13 @@ final class StackCommand {
             }
             return allUp ? 0 : 1;
         }
+    }
+
+    /** A command on the stack recorded in {@code --stack-dir}. */
+    abstract static class OnRecordedStack implements Callable<Integer> {
+        @Option(names = "--stack-dir", defaultValue = DEFAULT_DIR)
+        Path dir;
+        @Spec
+        picocli.CommandLine.Model.CommandSpec command;
     }
 }

@@ -10,7 +10,9 @@ import io.shardflow.dataset.log.Checkpoint;
 import io.shardflow.dataset.log.CheckpointCodec;
 import io.shardflow.dataset.log.CommitLog;
 import io.shardflow.dataset.log.ShardEntry;
-import io.shardflow.dataset.read.ShardPublisher;
+import io.shardflow.dataset.log.ShardPublisher;
+import io.shardflow.dataset.quarantine.QuarantineLog;
+import io.shardflow.dataset.quarantine.QuarantinedShard;
 import io.shardflow.dataset.store.InMemoryObjectStore;
 import io.shardflow.dataset.store.ObjectStore;
 import io.shardflow.dataset.store.S3ObjectStore;
@@ -62,6 +64,26 @@ class DatasetCommandsTest {
         p.publish(1, 7, 2, 3);
         p.publish(2, 4, 4, 5, 1, 2);
         return p;
+    }
+
+    @Test
+    void shouldListQuarantinedShardsAsTextAndJson() throws Exception {
+        assertThat(run("quarantine", "cams", "v1").out()).contains("cams/v1 has no quarantined shards");
+        new QuarantineLog(store).record(new QuarantinedShard("cams/v1/lane-00002/shard-000000000007",
+                "datasets/cams/v1/shards/lane-00002/shard-000000000007.h5", QuarantinedShard.UNBUILDABLE,
+                "java.lang.IllegalArgumentException: NUL in sampleId", 12, "f00d", Map.of("shard-assignments-2", 4711L),
+                "sink-1", CLOCK.instant()));
+
+        Run human = run("quarantine", "cams", "v1");
+        Run json = run("quarantine", "cams", "v1", "--json");
+
+        assertThat(human.exitCode()).isZero();
+        assertThat(human.out()).contains("cams/v1/lane-00002/shard-000000000007").contains("UNBUILDABLE")
+                .contains("NUL in sampleId");
+        JsonNode shard = json.json().get("quarantined").get(0);
+        assertThat(shard.get("shardId").asText()).isEqualTo("cams/v1/lane-00002/shard-000000000007");
+        assertThat(shard.get("sourceOffsets").get("shard-assignments-2").asLong()).isEqualTo(4711L);
+        assertThat(shard.get("quarantinedAt").asText()).isEqualTo("2026-05-01T10:00:00Z");
     }
 
     @Test

@@ -6,10 +6,11 @@ import io.apicurio.registry.serde.config.SerdeConfig;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.shardflow.app.ConfigFiles;
+import io.shardflow.app.FatalErrors;
 import io.shardflow.app.MetricsEndpoint;
-import io.shardflow.app.ProcessLauncher;
 import io.shardflow.app.S3Config;
 import io.shardflow.app.ServiceConfig;
+import io.shardflow.app.ServiceMain;
 import io.shardflow.app.StartupChecks;
 import io.shardflow.dataset.catalog.DatasetCatalog;
 import io.shardflow.dataset.store.ObjectStore;
@@ -18,7 +19,7 @@ import io.shardflow.ingest.config.IngestConfig;
 import io.shardflow.ingest.spec.CatalogSpecSource;
 import io.shardflow.ingest.topology.IngestMetrics;
 import io.shardflow.ingest.topology.IngestTopology;
-import io.shardflow.ingest.validate.RegistryUnavailableException;
+import io.shardflow.ingest.topology.Outages;
 import io.shardflow.ingest.validate.SampleDecoder;
 import io.shardflow.ingest.validate.SampleValidator;
 import java.nio.file.Path;
@@ -34,7 +35,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /** The ingest-app process: {@code IngestApp [config.properties]}, settings also from SHARDFLOW_* env. */
-public final class IngestApp implements ProcessLauncher.RunningProcess {
+public final class IngestApp implements ServiceMain.RunningService {
 
     private static final Logger LOG = LoggerFactory.getLogger(IngestApp.class);
 
@@ -52,7 +53,8 @@ public final class IngestApp implements ProcessLauncher.RunningProcess {
 
     public static void main(String[] args) {
         Path file = args.length > 0 ? Path.of(args[0]) : null;
-        System.exit(ProcessLauncher.run("ingest-app", () -> start(ConfigFiles.load(file, System.getenv(), Map.of()))));
+        FatalErrors.halting("ingest-app").installAsDefault();
+        System.exit(ServiceMain.run("ingest-app", () -> start(ConfigFiles.load(file, System.getenv(), Map.of()))));
     }
 
     /** Validates the config, checks every dependency is reachable, then starts the streams app. */
@@ -70,10 +72,11 @@ public final class IngestApp implements ProcessLauncher.RunningProcess {
 
         SampleValidator validator = new SampleValidator(
                 new CatalogSpecSource(new DatasetCatalog(store), Clock.systemUTC(),
-                        Duration.ofMillis(config.getLong(IngestConfig.SPEC_MISS_CACHE_MS))),
-                config.getLong(IngestConfig.SAMPLE_MAX_BYTES));
+                        Duration.ofMillis(config.getLong(IngestConfig.SPEC_MISS_CACHE_MS)), config.getLong(IngestConfig.SPEC_CACHE_MAX_ENTRIES)),
+                config.sampleLimits());
         IngestTopology.Settings topologySettings = new IngestTopology.Settings(config.topics(), config.sealLimits(),
-                config.dedupeWindow(), config.sealTick(), config.getLong(IngestConfig.SAMPLE_MAX_BYTES));
+                config.dedupeWindow(), config.sealTick(), config.getLong(IngestConfig.SAMPLE_MAX_BYTES),
+                config.getLong(IngestConfig.DLQ_MAX_BYTES));
         var topology = IngestTopology.build(topologySettings, () -> new SampleDecoder(deserializer(registryUrl)), validator,
                 new IngestMetrics(meters));
 
@@ -83,7 +86,8 @@ public final class IngestApp implements ProcessLauncher.RunningProcess {
             // Ready once every stream thread has its tasks and is processing, not merely connected.
             endpoint.readiness(() -> streams.state() == KafkaStreams.State.RUNNING);
         }
-        streams.setUncaughtExceptionHandler(app::onStreamFailure);
+        FatalErrors fatal = FatalErrors.halting("ingest-app");
+        streams.setUncaughtExceptionHandler(failure -> app.onStreamFailure(failure, fatal));
         streams.setStateListener((now, before) -> {
             LOG.info("ingest-app state {} -> {}", before, now);
             if (now == KafkaStreams.State.NOT_RUNNING || now == KafkaStreams.State.ERROR) {
@@ -104,14 +108,18 @@ public final class IngestApp implements ProcessLauncher.RunningProcess {
     }
 
     /**
-     * A dependency outage (registry, object store) fails the task; the thread is replaced and resumes
-     * from the last committed transaction, so nothing is lost or doubled. Anything else is a bug and
-     * stops the client rather than spinning.
+     * A dependency outage (registry, object store, broker) fails the task; the thread is replaced and
+     * resumes from the last committed transaction, so nothing is lost or doubled. A JVM error halts
+     * the process with a non-zero status. Anything else is a bug and stops the client rather than
+     * spinning; bad records never get here, they are dead-lettered by the processor.
      */
-    private StreamThreadExceptionResponse onStreamFailure(Throwable failure) {
-        Throwable cause = failure.getCause() != null ? failure.getCause() : failure;
-        if (cause instanceof RegistryUnavailableException || cause instanceof io.shardflow.dataset.store.ObjectStoreException) {
-            LOG.warn("dependency unavailable, replacing stream thread: {}", cause.getMessage());
+    StreamThreadExceptionResponse onStreamFailure(Throwable failure, FatalErrors fatal) {
+        if (fatal.haltIfFatal(Thread.currentThread(), failure)) {
+            exitCode = FatalErrors.EXIT_CODE;
+            return StreamThreadExceptionResponse.SHUTDOWN_CLIENT;
+        }
+        if (Outages.isDependencyOutage(failure)) {
+            LOG.warn("dependency unavailable, replacing stream thread: {}", failure.getMessage());
             sleepQuietly(Duration.ofSeconds(1));
             return StreamThreadExceptionResponse.REPLACE_THREAD;
         }

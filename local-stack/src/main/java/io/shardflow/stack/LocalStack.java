@@ -8,9 +8,6 @@ import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -40,8 +37,6 @@ public final class LocalStack implements AutoCloseable {
     private final ApicurioRegistryProcess registry;
     private final S3ServerProcess s3;
     private final Thread shutdownHook;
-    /** Attached mode only: the one thread all servers are spawned from (see ServerProcess#launcher). */
-    private final ExecutorService spawner;
     private boolean closed;
 
     private LocalStack(StackConfig config, ToolPaths tools, StackPorts ports) {
@@ -53,11 +48,6 @@ public final class LocalStack implements AutoCloseable {
         this.s3 = S3ServerProcess.create(config, tools, ports);
         this.servers = new EnumMap<>(Map.of(Role.BROKER, broker, Role.REGISTRY, registry, Role.S3, s3));
         this.shutdownHook = config.detached() ? null : new Thread(this::stopAllQuietly, "shardflow-stack-shutdown");
-        this.spawner = config.detached() ? null : Executors.newSingleThreadExecutor(runnable -> {
-            Thread thread = new Thread(runnable, "shardflow-stack-spawner");
-            thread.setDaemon(true);
-            return thread;
-        });
     }
 
     /**
@@ -99,9 +89,9 @@ public final class LocalStack implements AutoCloseable {
         }
         // Spawn everything before waiting on anything: the three JVMs warm up side by side. The
         // broker goes last because formatting its storage runs a short JVM first.
-        spawn(registry);
-        spawn(s3);
-        spawn(broker);
+        registry.start();
+        s3.start();
+        broker.start();
         writeState(); // pids on disk as early as possible, so `down` can clean up a failed start
         broker.awaitReady(config.startTimeout());
         StackResources.createTopics(bootstrapServers(), config.topics(), config.startTimeout());
@@ -189,7 +179,7 @@ public final class LocalStack implements AutoCloseable {
     /** Starts a stopped or killed server on its old port and data dir, and waits until it answers. */
     public void start(Role role) {
         ServerProcess server = server(role);
-        spawn(server);
+        server.start();
         writeState();
         server.awaitReady(config.startTimeout());
     }
@@ -214,28 +204,6 @@ public final class LocalStack implements AutoCloseable {
                 s3SecretKey(), ports, recorded);
     }
 
-    /**
-     * Starts a server from the spawner thread. submit, never execute: a task that throws inside
-     * execute() ends the worker thread, and with it (parent-death signal) every server it spawned.
-     */
-    private void spawn(ServerProcess server) {
-        if (spawner == null) {
-            server.start();
-            return;
-        }
-        try {
-            spawner.submit(server::start).get();
-        } catch (ExecutionException e) {
-            if (e.getCause() instanceof RuntimeException) {
-                throw (RuntimeException) e.getCause();
-            }
-            throw new StackException("cannot start " + server.displayName(), e.getCause());
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new StackException("interrupted while starting " + server.displayName(), e);
-        }
-    }
-
     private void writeState() {
         state().write();
     }
@@ -256,9 +224,6 @@ public final class LocalStack implements AutoCloseable {
         }
         closed = true;
         stopAllQuietly();
-        if (spawner != null) {
-            spawner.shutdown(); // after the stop: the thread's exit would SIGKILL live servers
-        }
         if (shutdownHook != null) {
             try {
                 Runtime.getRuntime().removeShutdownHook(shutdownHook);

@@ -1,6 +1,5 @@
 package io.shardflow.stack;
 
-import java.io.File;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -8,7 +7,6 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -24,8 +22,6 @@ abstract class ServerProcess {
 
     private static final Logger log = LoggerFactory.getLogger(ServerProcess.class);
     private static final Duration POLL = Duration.ofMillis(200);
-    private static final Path SETSID = Path.of("/usr/bin/setsid");
-    private static final Path SETPRIV = Path.of("/usr/bin/setpriv");
 
     private final Role role;
     private final Path stackDir;
@@ -76,9 +72,8 @@ abstract class ServerProcess {
         return stackDir.resolve("logs").resolve(role.id() + ".log");
     }
 
-    /** The java launcher of this JVM, so servers run on the same JDK as the tests. */
     static String javaBinary() {
-        return Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        return ProcessSpawner.javaBinary();
     }
 
     /** A JVM option that puts the work dir into a Java server's command line. */
@@ -105,44 +100,11 @@ abstract class ServerProcess {
             prepare();
             appendToLog("---- shardflow: starting " + displayName() + " at " + Instant.now() + ": "
                     + String.join(" ", command));
-            ProcessBuilder builder = new ProcessBuilder(launcher(command))
-                    .directory(serverDir().toFile())
-                    .redirectErrorStream(true)
-                    .redirectOutput(ProcessBuilder.Redirect.appendTo(logFile().toFile()))
-                    // no stdin pipe: a detached server must not depend on this JVM's end of it
-                    .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
-            builder.environment().putAll(environment());
-            process = builder.start();
+            process = ProcessSpawner.spawn(command, logFile(), serverDir(), environment(), detached);
         } catch (IOException e) {
             throw new StackException("cannot start " + displayName() + ": " + e.getMessage() + "; see " + logFile(), e);
         }
         log.info("Started {} (pid {}), log {}", displayName(), process.pid(), logFile());
-    }
-
-    /**
-     * Detached: the server gets its own session ({@code setsid}), so neither a terminal hang-up
-     * nor a Ctrl-C aimed at the launching command reaches it.
-     *
-     * <p>Attached: {@code setpriv --pdeathsig KILL} makes the kernel kill the server when the
-     * thread that spawned it dies, so a test JVM that is itself killed (a surefire timeout, kill -9)
-     * leaves no server behind; a shutdown hook would not run then. LocalStack spawns from one
-     * long-lived thread for that reason.
-     *
-     * <p>Both tools (util-linux, always on Debian) exec the command, so the recorded pid is the
-     * server's: setsid only forks when the caller leads its process group, which a JVM child never does.
-     */
-    private List<String> launcher(List<String> command) {
-        List<String> prefix = detached ? List.of(SETSID.toString())
-                : List.of(SETPRIV.toString(), "--pdeathsig", "KILL", "--");
-        Path tool = Path.of(prefix.get(0));
-        if (!Files.isExecutable(tool)) {
-            log.warn("{} not found; {} runs without it{}", tool, displayName(),
-                    detached ? " and may stop when this terminal closes" : " and may outlive a killed JVM");
-            return command;
-        }
-        List<String> launched = new ArrayList<>(prefix);
-        launched.addAll(command);
-        return launched;
     }
 
     /** Polls the probe until it answers, the process dies, or the timeout passes. */

@@ -45,7 +45,7 @@ final class StackResources {
             List<TopicSpec> pending = topics;
             while (true) {
                 List<NewTopic> requests = pending.stream()
-                        .map(t -> new NewTopic(t.name(), t.partitions(), (short) 1))
+                        .map(t -> new NewTopic(t.name(), t.partitions(), (short) 1).configs(t.configs()))
                         .collect(Collectors.toList());
                 Map<String, KafkaFuture<Void>> results = admin.createTopics(requests).values();
                 pending = pending.stream().filter(t -> !created(t, results.get(t.name()))).collect(Collectors.toList());

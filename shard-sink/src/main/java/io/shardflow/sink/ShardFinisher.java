@@ -3,9 +3,9 @@ package io.shardflow.sink;
 import io.shardflow.dataset.layout.ShardId;
 import io.shardflow.dataset.log.CommitResult;
 import io.shardflow.dataset.log.ShardEntry;
+import io.shardflow.dataset.spec.DatasetSpec;
 import io.shardflow.sink.commit.ShardCommitter;
-import io.shardflow.sink.fault.CrashPoint;
-import io.shardflow.sink.fault.CrashPoints;
+import io.shardflow.sink.quarantine.ShardQuarantine;
 import io.shardflow.sink.write.ShardBuilder;
 import io.shardflow.sink.write.ShardUploader;
 import java.util.ArrayList;
@@ -16,6 +16,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.function.BiConsumer;
 import java.util.function.Function;
+import org.apache.kafka.common.TopicPartition;
 
 /**
  * Takes sealed shards into the commit log: build the HDF5 file, upload it create-only, then one
@@ -24,26 +25,34 @@ import java.util.function.Function;
  */
 final class ShardFinisher {
 
+    /** What {@code done} gets for a quarantined shard: nothing was committed, no snapshot was made. */
+    private static final CommitResult SET_ASIDE = new CommitResult(0L, List.of(), List.of());
+
     private final ShardBuilder builder;
     private final ShardUploader uploader;
     private final ShardCommitter committer;
-    private final CrashPoints crashPoints;
+    private final SinkHook hook;
+    private final ShardQuarantine quarantine;
 
-    ShardFinisher(ShardBuilder builder, ShardUploader uploader, ShardCommitter committer, CrashPoints crashPoints) {
+    ShardFinisher(ShardBuilder builder, ShardUploader uploader, ShardCommitter committer, SinkHook hook,
+                  ShardQuarantine quarantine) {
         this.builder = builder;
         this.uploader = uploader;
         this.committer = committer;
-        this.crashPoints = crashPoints;
+        this.hook = hook;
+        this.quarantine = quarantine;
     }
 
     /**
      * Finishes {@code pending} in order, one dataset version at a time. Each committed group is
      * removed from {@code pending} and handed to {@code done}; the first failure propagates and
-     * leaves that group and the ones after it pending.
+     * leaves that group and the ones after it pending. A shard that cannot be built is quarantined
+     * and handed to {@code done} on its own, with an empty result, as soon as its record is durable.
      *
-     * @param sourceOffsets where each partition stands once the given shards are committed
+     * @param sourceOffsets where each owned partition stands once the given shards are committed (every
+     *                      partition, not only those that moved since the last consumer commit): recorded in the entry
      */
-    void finish(List<PendingShard> pending, Function<Set<ShardId>, Map<String, Long>> sourceOffsets,
+    void finish(List<PendingShard> pending, Function<Set<ShardId>, Map<TopicPartition, Long>> sourceOffsets,
                 BiConsumer<List<PendingShard>, CommitResult> done) {
         Map<String, List<PendingShard>> byVersion = new LinkedHashMap<>();
         for (PendingShard p : pending) {
@@ -52,28 +61,58 @@ final class ShardFinisher {
         for (List<PendingShard> group : byVersion.values()) {
             List<ShardEntry> entries = new ArrayList<>(group.size());
             Set<ShardId> ids = new LinkedHashSet<>();
-            for (PendingShard p : group) {
+            for (PendingShard p : List.copyOf(group)) {
+                if (!buildOrQuarantine(p, sourceOffsets)) {
+                    group.remove(p);
+                    pending.remove(p);
+                    done.accept(List.of(p), SET_ASIDE);
+                    continue;
+                }
                 entries.add(upload(p));
                 ids.add(p.shard);
             }
-            crashPoints.reach(CrashPoint.AFTER_UPLOAD);
+            if (group.isEmpty()) {
+                continue;
+            }
+            hook.passed(SinkHook.Step.SHARDS_UPLOADED);
             ShardId first = group.get(0).shard;
-            CommitResult result = committer.commit(first.dataset(), first.version(), entries, sourceOffsets.apply(ids));
-            crashPoints.reach(CrashPoint.AFTER_COMMIT);
+            CommitResult result = committer.commit(first.dataset(), first.version(), entries, positions(sourceOffsets.apply(ids)));
+            hook.passed(SinkHook.Step.COMMIT_WRITTEN);
             pending.removeAll(group);
             done.accept(group, result);
         }
     }
 
+    /** Builds the shard's file unless done already; false if the shard cannot be built and is now quarantined. */
+    private boolean buildOrQuarantine(PendingShard p, Function<Set<ShardId>, Map<TopicPartition, Long>> sourceOffsets) {
+        if (p.built != null || p.uploaded != null) {
+            return true;
+        }
+        DatasetSpec spec = committer.spec(p.shard.dataset(), p.shard.version());
+        try {
+            p.built = builder.build(p.shard, spec, p.spool.readAll(), p.seal);
+        } catch (RuntimeException e) {
+            if (!ShardQuarantine.isShardAtFault(e)) {
+                throw e;
+            }
+            quarantine.setAside(p.shard, p.seal, e, positions(sourceOffsets.apply(Set.of(p.shard))));
+            return false;
+        }
+        hook.passed(SinkHook.Step.SHARD_BUILT);
+        return true;
+    }
+
     private ShardEntry upload(PendingShard p) {
-        if (p.uploaded != null) {
-            return p.uploaded;
+        if (p.uploaded == null) {
+            p.uploaded = uploader.upload(p.built);
         }
-        if (p.built == null) {
-            p.built = builder.build(p.shard, committer.spec(p.shard.dataset(), p.shard.version()), p.spool.readAll(), p.seal);
-            crashPoints.reach(CrashPoint.BEFORE_UPLOAD);
-        }
-        p.uploaded = uploader.upload(p.built);
         return p.uploaded;
+    }
+
+    /** Partition positions as the commit log and quarantine records write them: "topic-partition" to offset. */
+    private static Map<String, Long> positions(Map<TopicPartition, Long> offsets) {
+        Map<String, Long> positions = new LinkedHashMap<>();
+        offsets.forEach((partition, offset) -> positions.put(partition.toString(), offset));
+        return positions;
     }
 }

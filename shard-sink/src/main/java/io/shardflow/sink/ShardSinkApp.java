@@ -3,20 +3,22 @@ package io.shardflow.sink;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.shardflow.app.ConfigFiles;
+import io.shardflow.app.FatalErrors;
 import io.shardflow.app.MetricsEndpoint;
-import io.shardflow.app.ProcessLauncher;
 import io.shardflow.app.S3Config;
 import io.shardflow.app.ServiceConfig;
+import io.shardflow.app.ServiceMain;
 import io.shardflow.app.StartupChecks;
+import io.shardflow.dataset.retry.Retrier;
+import io.shardflow.dataset.retry.Sleeper;
 import io.shardflow.dataset.shard.ShardWriter;
 import io.shardflow.dataset.store.ObjectStore;
 import io.shardflow.dataset.store.S3ObjectStore;
 import io.shardflow.sink.commit.ShardCommitter;
 import io.shardflow.sink.config.SinkConfig;
-import io.shardflow.sink.fault.CrashPoints;
-import io.shardflow.sink.fault.MidUploadCrashes;
+import io.shardflow.sink.quarantine.ShardQuarantine;
+import io.shardflow.sink.flow.Backpressure;
 import io.shardflow.sink.spool.SpoolDirectory;
-import io.shardflow.sink.write.Retrier;
 import io.shardflow.sink.write.ShardBuilder;
 import io.shardflow.sink.write.ShardUploader;
 import java.io.IOException;
@@ -34,7 +36,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /** The shard-sink process: {@code ShardSinkApp [config.properties]}, settings also from SHARDFLOW_* env. */
-public final class ShardSinkApp implements ProcessLauncher.RunningProcess {
+public final class ShardSinkApp implements ServiceMain.RunningService {
 
     private static final Logger LOG = LoggerFactory.getLogger(ShardSinkApp.class);
 
@@ -51,14 +53,22 @@ public final class ShardSinkApp implements ProcessLauncher.RunningProcess {
         this.metricsEndpoint = metricsEndpoint;
         this.shutdownTimeout = shutdownTimeout;
         this.thread = new Thread(this::runWorker, "shard-sink-worker");
+        // Also when started without main (the CLI's run sink, tests): a JVM error ends the process non-zero.
+        this.thread.setUncaughtExceptionHandler(FatalErrors.halting("shard-sink"));
     }
 
     public static void main(String[] args) {
         Path file = args.length > 0 ? Path.of(args[0]) : null;
-        System.exit(ProcessLauncher.run("shard-sink", () -> start(ConfigFiles.load(file, System.getenv(), Map.of()))));
+        FatalErrors.halting("shard-sink").installAsDefault();
+        System.exit(ServiceMain.run("shard-sink", () -> start(ConfigFiles.load(file, System.getenv(), Map.of()))));
     }
 
     public static ShardSinkApp start(Map<String, Object> settings) {
+        return start(settings, SinkHook.NONE);
+    }
+
+    /** The sink with a {@link SinkHook} installed: for test harnesses that build their own sink process. */
+    public static ShardSinkApp start(Map<String, Object> settings, SinkHook hook) {
         SinkConfig config = new SinkConfig(settings);
         StartupChecks checks = new StartupChecks(Duration.ofSeconds(10));
         ObjectStore store = S3ObjectStore.connect(config.s3());
@@ -71,14 +81,16 @@ public final class ShardSinkApp implements ProcessLauncher.RunningProcess {
         SpoolDirectory spools = SpoolDirectory.open(config.spoolDir().resolve("spool"));
         Path workDir = prepare(config.spoolDir().resolve("work"));
         Retrier retrier = new Retrier(config.getInt(SinkConfig.RETRY_ATTEMPTS),
-                Duration.ofMillis(config.getLong(SinkConfig.RETRY_BACKOFF_MS)), Duration.ofSeconds(10), Retrier.Sleeper.THREAD);
-        CrashPoints crashPoints = config.crashPoints();
+                Duration.ofMillis(config.getLong(SinkConfig.RETRY_BACKOFF_MS)), Duration.ofSeconds(10), Sleeper.SYSTEM);
+        Backpressure backpressure = config.backpressure();
+        ShardCommitter committer = new ShardCommitter(store, Clock.systemUTC(), retrier, config.getString(SinkConfig.COMMITTER_ID));
+        ShardFinisher finisher = new ShardFinisher(new ShardBuilder(new ShardWriter(), workDir),
+                new ShardUploader(hook.uploadStore(store), retrier, workDir), committer, hook,
+                new ShardQuarantine(store, retrier, Clock.systemUTC(), config.getString(SinkConfig.COMMITTER_ID), meters));
         SinkWorker worker = new SinkWorker(new KafkaConsumer<>(config.consumerProperties()),
-                config.getString(SinkConfig.TOPIC_ASSIGNMENTS), config.pollTimeout(), spools,
-                new ShardBuilder(new ShardWriter(), workDir),
-                new ShardUploader(MidUploadCrashes.wrap(store, crashPoints), retrier, workDir),
-                new ShardCommitter(store, Clock.systemUTC(), retrier, config.getString(SinkConfig.COMMITTER_ID)),
-                new SinkMetrics(meters), config.backpressure(), crashPoints);
+                config.getString(SinkConfig.TOPIC_ASSIGNMENTS), config.pollTimeout(), spools, finisher,
+                new ReplayCheck(committer::isCommitted, backpressure::inOutage, System::nanoTime), backpressure,
+                new SinkMetrics(meters), hook);
         ShardSinkApp app = new ShardSinkApp(worker, endpoint, ServiceConfig.shutdownTimeout(config));
         if (endpoint != null) {
             endpoint.readiness(worker::isReady);

@@ -1,5 +1,7 @@
 package io.shardflow.sink;
 
+import io.shardflow.dataset.log.CommitResult;
+import io.shardflow.dataset.log.ShardEntry;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
@@ -33,5 +35,17 @@ final class SinkMetrics {
         pausedPartitions = registry.gauge("shardflow.sink.partitions.paused", new AtomicInteger());
         spoolBytes = registry.gauge("shardflow.sink.spool.bytes", new AtomicLong());
         outages = registry.counter("shardflow.sink.store.outages");
+    }
+
+    void committed(CommitResult result) {
+        shardsAlreadyCommitted.increment(result.alreadyCommitted().size());
+        if (!result.committed().isEmpty()) {
+            snapshots.increment();
+            for (ShardEntry entry : result.committed()) {
+                shardsCommitted.increment();
+                samplesCommitted.increment(entry.sampleCount());
+                bytesCommitted.increment(entry.bytes());
+            }
+        }
     }
 }

@@ -9,10 +9,10 @@ import io.shardflow.dataset.store.ObjectStore;
 import io.shardflow.schemas.internal.ShardEvent;
 import io.shardflow.schemas.internal.ShardEventCodec;
 import io.shardflow.sink.commit.ShardCommitter;
-import io.shardflow.sink.fault.CrashPoints;
+import io.shardflow.sink.quarantine.ShardQuarantine;
 import io.shardflow.sink.flow.Backpressure;
 import io.shardflow.sink.spool.SpoolDirectory;
-import io.shardflow.sink.write.Retrier;
+import io.shardflow.dataset.retry.Retrier;
 import io.shardflow.sink.write.ShardBuilder;
 import io.shardflow.sink.write.ShardUploader;
 import java.io.IOException;
@@ -74,15 +74,16 @@ final class SinkHarness<C extends MockConsumer<byte[], byte[]>> {
         ShardBuilder builder = new ShardBuilder(new ShardWriter(), work);
         ShardUploader uploader = new ShardUploader(options.target, retrier, work);
         ShardCommitter committer = new ShardCommitter(options.target, CLOCK, retrier, "sink-test");
-        if (options.nanoTime == null) {
-            worker = new SinkWorker(consumer, TOPIC, Duration.ofMillis(10), spools, builder, uploader, committer,
-                    new SinkMetrics(meters));
-        } else {
-            Backpressure backpressure = new Backpressure(FIRST_BACKOFF, MAX_BACKOFF, options.spoolLimit,
-                    options.nanoTime, new SplittableRandom(3));
-            worker = new SinkWorker(consumer, TOPIC, Duration.ofMillis(10), spools, builder, uploader, committer,
-                    new SinkMetrics(meters), backpressure, options.crashPoints);
-        }
+        // Without a test clock: the worker's production defaults (1 s to 30 s backpressure, no spool limit, no hook).
+        Backpressure backpressure = options.nanoTime == null
+                ? Backpressure.system(Duration.ofSeconds(1), Duration.ofSeconds(30), Long.MAX_VALUE)
+                : new Backpressure(FIRST_BACKOFF, MAX_BACKOFF, options.spoolLimit, options.nanoTime, new SplittableRandom(3));
+        LongSupplier nanoTime = options.nanoTime == null ? System::nanoTime : options.nanoTime;
+        worker = new SinkWorker(consumer, TOPIC, Duration.ofMillis(10), spools,
+                new ShardFinisher(builder, uploader, committer, options.hook,
+                        new ShardQuarantine(options.target, retrier, CLOCK, "sink-test", meters)),
+                new ReplayCheck(committer::isCommitted, backpressure::inOutage, nanoTime), backpressure,
+                new SinkMetrics(meters), options.hook);
     }
 
     /** A sink on a plain {@code MockConsumer}, with its spool and work directories in {@code dir}. */
@@ -155,7 +156,7 @@ final class SinkHarness<C extends MockConsumer<byte[], byte[]>> {
         return new ShardId(event.getDataset(), event.getVersion(), event.getLane(), event.getSequence());
     }
 
-    /** The variants: resuming from committed offsets, backpressure on a test clock, a spool limit, crash points. */
+    /** The variants: resuming from committed offsets, backpressure on a test clock, a spool limit, a hook. */
     static final class Builder<C extends MockConsumer<byte[], byte[]>> {
         private final C consumer;
         private final ObjectStore target;
@@ -163,7 +164,7 @@ final class SinkHarness<C extends MockConsumer<byte[], byte[]>> {
         private Map<TopicPartition, OffsetAndMetadata> resumeFrom = Map.of();
         private LongSupplier nanoTime;
         private long spoolLimit = Long.MAX_VALUE;
-        private CrashPoints crashPoints = CrashPoints.NONE;
+        private SinkHook hook = SinkHook.NONE;
 
         private Builder(C consumer, Path dir, ObjectStore target) {
             this.consumer = consumer;
@@ -185,7 +186,7 @@ final class SinkHarness<C extends MockConsumer<byte[], byte[]>> {
 
         /**
          * Backpressure from {@link #FIRST_BACKOFF} to {@link #MAX_BACKOFF} on a clock the test moves, with fixed
-         * jitter. Without it the worker runs with its own default backpressure and no crash points.
+         * jitter. Without it the worker runs with its own default backpressure and no hook.
          */
         Builder<C> backpressureOn(LongSupplier nanos) {
             nanoTime = nanos;
@@ -199,14 +200,14 @@ final class SinkHarness<C extends MockConsumer<byte[], byte[]>> {
         }
 
         /** Needs {@link #backpressureOn}. */
-        Builder<C> crashPoints(CrashPoints points) {
-            crashPoints = points;
+        Builder<C> hook(SinkHook sinkHook) {
+            hook = sinkHook;
             return this;
         }
 
         SinkHarness<C> build() {
-            if (nanoTime == null && (spoolLimit != Long.MAX_VALUE || crashPoints != CrashPoints.NONE)) {
-                throw new IllegalStateException("a spool limit or crash points need backpressureOn(a test clock)");
+            if (nanoTime == null && (spoolLimit != Long.MAX_VALUE || hook != SinkHook.NONE)) {
+                throw new IllegalStateException("a spool limit or a hook needs backpressureOn(a test clock)");
             }
             return new SinkHarness<>(this);
         }

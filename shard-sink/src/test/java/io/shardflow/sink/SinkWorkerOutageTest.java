@@ -21,15 +21,12 @@ import io.shardflow.dataset.store.ForwardingObjectStore;
 import io.shardflow.dataset.store.InMemoryObjectStore;
 import io.shardflow.dataset.store.ObjectStore;
 import io.shardflow.dataset.store.PutOutcome;
-import io.shardflow.sink.fault.CrashPoint;
-import io.shardflow.sink.fault.CrashPoints;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.SplittableRandom;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.kafka.clients.consumer.CommitFailedException;
@@ -209,9 +206,9 @@ class SinkWorkerOutageTest {
     }
 
     @ParameterizedTest
-    @EnumSource(value = CrashPoint.class, names = {"MID_SPOOL", "BEFORE_UPLOAD", "AFTER_UPLOAD", "AFTER_COMMIT"})
-    void shouldEndWithExactlyOneCommittedCopyWhateverWindowTheSinkCrashesIn(CrashPoint point) {
-        var first = sink(store).crashPoints(crashingAt(point)).build();
+    @EnumSource(SinkHook.Step.class)
+    void shouldEndWithExactlyOneCommittedCopyWhateverWindowTheSinkCrashesIn(SinkHook.Step step) {
+        var first = sink(store).hook(crashingAt(step)).build();
         first.add(P0, 0, threeAndSeal(a));
 
         assertThatThrownBy(first.worker::pollOnce).isInstanceOf(SimulatedCrash.class);
@@ -253,18 +250,16 @@ class SinkWorkerOutageTest {
         assertThat(owner.committed(P0)).isEqualTo(4);
     }
 
-    private CrashPoints crashingAt(CrashPoint point) {
-        return CrashPoints.of(point.id() + ":1", "", new SplittableRandom(7), new CrashPoints.Injector() {
+    /** A hook that crashes the worker (an exception out of pollOnce) the first time it passes {@code step}. */
+    private static SinkHook crashingAt(SinkHook.Step step) {
+        return new SinkHook() {
             @Override
-            public void halt(CrashPoint reached) {
-                throw new SimulatedCrash(reached);
+            public void passed(SinkHook.Step reached) {
+                if (reached == step) {
+                    throw new SimulatedCrash(reached);
+                }
             }
-
-            @Override
-            public void freeze(CrashPoint reached) {
-                throw new AssertionError("no freeze expected");
-            }
-        });
+        };
     }
 
     /** A sink on this test's clock, with a consumer whose commits can fail, in tmp/{name}. */
@@ -282,8 +277,8 @@ class SinkWorkerOutageTest {
 
     /** What the crash injector throws instead of halting the test JVM. */
     static final class SimulatedCrash extends RuntimeException {
-        SimulatedCrash(CrashPoint point) {
-            super("simulated crash at " + point.id());
+        SimulatedCrash(SinkHook.Step step) {
+            super("simulated crash after " + step);
         }
     }
 

@@ -48,6 +48,16 @@ public final class DatasetLayout {
         return versionPrefix(id.dataset(), id.version()) + "shards/" + id.laneAndSequence() + ".h5";
     }
 
+    /** {@code datasets/<d>/<v>/quarantine/}: one record per shard the sink could not build. */
+    public static String quarantinePrefix(String dataset, String version) {
+        return versionPrefix(dataset, version) + "quarantine/";
+    }
+
+    /** Mirrors {@link #shardKey}: {@code quarantine/lane-NNNNN/shard-NNNNNNNNNNNN.json}. */
+    public static String quarantineKey(ShardId id) {
+        return quarantinePrefix(id.dataset(), id.version()) + id.laneAndSequence() + ".json";
+    }
+
     /** {@code datasets/<d>/<v>/log/}; commit keys sort lexically in snapshot order thanks to the padding. */
     public static String commitPrefix(String dataset, String version) {
         return versionPrefix(dataset, version) + "log/";

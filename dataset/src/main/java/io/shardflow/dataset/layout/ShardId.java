@@ -5,7 +5,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * Identity of one shard, derived only from stream coordinates (invariant 2): the same lane and
+ * Identity of one shard, derived only from stream coordinates (docs/ARCHITECTURE.md, invariant 2): the same lane and
  * sequence always name the same shard, so a replay after a crash rewrites the same object key.
  *
  * <p>Text form: {@code dataset/version/lane-00003/shard-000000000042}.

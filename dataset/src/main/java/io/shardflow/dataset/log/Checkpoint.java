@@ -35,7 +35,7 @@ public record Checkpoint(
             throw new IllegalArgumentException("checkpoint snapshotId must be >= 1, got " + snapshotId);
         }
         sourceOffsets = Collections.unmodifiableMap(new TreeMap<>(sourceOffsets));
-        commits = commits instanceof FrozenList.View<CommitInfo> ? commits : List.copyOf(commits);
-        shards = shards instanceof FrozenList.View<ShardEntry> ? shards : List.copyOf(shards);
+        commits = commits instanceof AppendOnlyList.View<CommitInfo> ? commits : List.copyOf(commits);
+        shards = shards instanceof AppendOnlyList.View<ShardEntry> ? shards : List.copyOf(shards);
     }
 }

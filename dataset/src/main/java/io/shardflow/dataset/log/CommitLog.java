@@ -19,7 +19,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The commit log of one dataset version: entries {@code log/1..n}, each adding shards and so
- * making a new immutable snapshot (invariant 5).
+ * making a new immutable snapshot (docs/ARCHITECTURE.md, invariant 5).
  *
  * <p>Concurrency comes from the store, not from locks: entry {@code n+1} is written create-only,
  * so of several committers racing for the same id exactly one wins; the others re-read the log,

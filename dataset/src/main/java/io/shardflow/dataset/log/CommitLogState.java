@@ -17,10 +17,10 @@ final class CommitLogState {
     record Located(ShardEntry entry, long snapshotId) {
     }
 
-    private final FrozenList<ShardEntry> shardsInOrder = new FrozenList<>();
-    private final FrozenList<CommitInfo> commits = new FrozenList<>();
+    private final AppendOnlyList<ShardEntry> shardsInOrder = new AppendOnlyList<>();
+    private final AppendOnlyList<CommitInfo> commits = new AppendOnlyList<>();
     /** shardEnds.get(k) = number of shards in snapshot k; index 0 is the empty snapshot. */
-    private final FrozenList<Integer> shardEnds = new FrozenList<>();
+    private final AppendOnlyList<Integer> shardEnds = new AppendOnlyList<>();
     private final Map<String, Located> byShardId = new HashMap<>();
     private final Map<String, Long> latestOffsets = new TreeMap<>();
 

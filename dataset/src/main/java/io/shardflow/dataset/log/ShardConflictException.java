@@ -1,7 +1,7 @@
 package io.shardflow.dataset.log;
 
 /**
- * A shard id is already committed with different bytes. Shards are deterministic (invariant 2), so
+ * A shard id is already committed with different bytes. Shards are deterministic (docs/ARCHITECTURE.md, invariant 2), so
  * this means a bug or a changed writer (e.g. another jHDF version or platform); committing would
  * make one shard id mean two different things, so the commit is refused.
  */

@@ -6,7 +6,7 @@ import java.util.Objects;
 
 /**
  * One shard as recorded in the commit log: where it is and what it must hash to. Readers trust
- * these entries, never a bucket listing (invariant 4).
+ * these entries, never a bucket listing (docs/ARCHITECTURE.md, invariant 4).
  *
  * @param bytes           object size in bytes
  * @param sha256          lowercase hex SHA-256 of the object's bytes

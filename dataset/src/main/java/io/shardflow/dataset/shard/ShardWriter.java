@@ -24,7 +24,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p>The output is a pure function of (spec, id, rows): no clock, host name or random value goes
  * into the file, so writing the same rows again gives the same bytes and the same SHA-256. The
- * sink relies on that to recognise a replayed shard (invariant 2). jHDF also writes its own
+ * sink relies on that to recognise a replayed shard (docs/ARCHITECTURE.md, invariant 2). jHDF also writes its own
  * version, OS name and CPU architecture into the file, so byte identity holds between machines of
  * the same OS/architecture running the same jHDF version.
  *
@@ -96,8 +96,13 @@ public final class ShardWriter {
         }
         for (SampleRow row : rows) {
             // HDF5 fixed-length strings are NUL-terminated: a NUL inside an id would silently cut it.
-            requireNoNul(id, row.sampleId(), "sampleId", row.sampleId());
-            requireNoNul(id, row.sampleId(), "deviceId", row.deviceId());
+            requireStorable(id, row.sampleId(), "sampleId", row.sampleId(), true);
+            requireStorable(id, row.sampleId(), "deviceId", row.deviceId(), true);
+            for (Map.Entry<String, String> attribute : row.attributes().entrySet()) {
+                // Attributes are JSON-escaped, so a NUL is fine there; a lone surrogate is not.
+                requireStorable(id, row.sampleId(), "attribute key", attribute.getKey(), false);
+                requireStorable(id, row.sampleId(), "attribute '" + attribute.getKey() + "'", attribute.getValue(), false);
+            }
             for (TensorSpec tensor : spec.tensors()) {
                 byte[] bytes = row.tensors().get(tensor.name());
                 if (bytes == null) {
@@ -121,10 +126,24 @@ public final class ShardWriter {
         }
     }
 
-    private static void requireNoNul(ShardId id, String sampleId, String field, String value) {
-        if (value.indexOf('\0') >= 0) {
+    /**
+     * Refuses what the file would silently change: a NUL cuts an HDF5 fixed-length string short, and
+     * a lone UTF-16 surrogate has no UTF-8 form and would be stored as '?'.
+     */
+    private static void requireStorable(ShardId id, String sampleId, String field, String value, boolean refuseNul) {
+        if (refuseNul && value.indexOf('\0') >= 0) {
             throw new IllegalArgumentException("shard " + id + ": sample '" + sampleId + "' has a NUL character in "
                     + field + ", which HDF5 fixed-length strings cannot hold");
+        }
+        for (int i = 0; i < value.length(); i++) {
+            char c = value.charAt(i);
+            boolean paired = Character.isHighSurrogate(c) && i + 1 < value.length() && Character.isLowSurrogate(value.charAt(i + 1));
+            if (paired) {
+                i++;
+            } else if (Character.isSurrogate(c)) {
+                throw new IllegalArgumentException("shard " + id + ": sample '" + sampleId + "' has a lone UTF-16 surrogate in "
+                        + field + ", which has no UTF-8 form");
+            }
         }
     }
 }

@@ -15,7 +15,7 @@ import java.util.concurrent.CompletableFuture;
  *
  * <p>Why not {@code putObject(PutObjectArgs)}: it sends extra headers on CreateMultipartUpload
  * only, so {@code If-None-Match: *} would not guard the CompleteMultipartUpload of a big object and
- * the upload would silently overwrite (INFRA.md). The single PUT with headers and ListObjectsV2
+ * the upload would silently overwrite (docs/ARCHITECTURE.md, invariant 3). The single PUT with headers and ListObjectsV2
  * with start-after are protected in {@code S3Base}; the protected copy constructor shares the
  * given client's HTTP client, endpoint and credentials.
  */

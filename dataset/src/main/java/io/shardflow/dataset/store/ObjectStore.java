@@ -5,7 +5,7 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * The few object-store operations shardflow needs. Writes are create-only (invariant 3): nothing
+ * The few object-store operations shardflow needs. Writes are create-only (docs/ARCHITECTURE.md, invariant 3): nothing
  * is ever overwritten or deleted through this interface.
  *
  * <p>All methods throw {@link ObjectStoreException} (unchecked) on failure.

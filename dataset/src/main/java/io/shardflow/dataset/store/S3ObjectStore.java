@@ -26,7 +26,7 @@ import org.slf4j.LoggerFactory;
 /**
  * {@link ObjectStore} over minio-java's {@link MinioAsyncClient} (MinIO, S3Proxy, AWS S3).
  *
- * <p>Create-only writes (invariant 3): objects below the part size go up in one PUT carrying
+ * <p>Create-only writes (docs/ARCHITECTURE.md, invariant 3): objects below the part size go up in one PUT carrying
  * {@code If-None-Match: *}; bigger ones as a multipart upload whose Complete carries it (see
  * {@link MultipartPut}). A 412 answer is confirmed with a HEAD before it is reported as
  * {@link PutOutcome#ALREADY_EXISTS}, so a misbehaving server cannot make a missing object look

@@ -87,6 +87,21 @@ class ShardWriterTest {
     }
 
     @Test
+    void shouldRefuseALoneSurrogateThatUtf8WouldTurnIntoAQuestionMark() {
+        Map<String, byte[]> tensors = Map.of("image", new byte[12288], "label", new byte[8]);
+        SampleRow loneInAttribute = new SampleRow("s", "dev", 0, tensors, Map.of("note", "a\uD800b"));
+        SampleRow loneInDevice = new SampleRow("s", "dev\uDC00", 0, tensors, Map.of());
+        SampleRow pairIsFine = new SampleRow("s\uD83D\uDE00", "dev", 0, tensors, Map.of("emoji", "\uD83D\uDE00"));
+
+        assertThatThrownBy(() -> writer.write(tmp.resolve("x.h5"), spec, id, List.of(loneInAttribute)))
+                .hasMessageContaining("lone UTF-16 surrogate in attribute 'note'");
+        assertThatThrownBy(() -> writer.write(tmp.resolve("x.h5"), spec, id, List.of(loneInDevice)))
+                .hasMessageContaining("lone UTF-16 surrogate in deviceId");
+        writer.write(tmp.resolve("x.h5"), spec, id, List.of(pairIsFine));
+        org.assertj.core.api.Assertions.assertThat(new ShardReader().read(tmp.resolve("x.h5")).rows()).containsExactly(pairIsFine);
+    }
+
+    @Test
     void shouldRefuseToReadAnotherShardFormat() {
         Path file = tmp.resolve("future.h5");
         try (WritableHdfFile hdf = HdfFile.write(file)) {

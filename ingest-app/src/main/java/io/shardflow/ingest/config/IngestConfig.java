@@ -5,6 +5,7 @@ import io.shardflow.app.ServiceConfig;
 import io.shardflow.dataset.store.S3Settings;
 import io.shardflow.ingest.seal.SealLimits;
 import io.shardflow.ingest.topology.IngestTopology;
+import io.shardflow.ingest.validate.SampleLimits;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Properties;
@@ -37,6 +38,17 @@ public final class IngestConfig extends AbstractConfig {
     public static final String SAMPLE_MAX_BYTES = "sample.max.bytes";
     public static final String STATE_DIR = "state.dir";
     public static final String SPEC_MISS_CACHE_MS = "spec.miss.cache.ms";
+    public static final String SPEC_CACHE_MAX_ENTRIES = "spec.cache.max.entries";
+    public static final String ID_MAX_CHARS = "id.max.chars";
+    public static final String ATTRIBUTES_MAX_COUNT = "attributes.max.count";
+    public static final String ATTRIBUTE_KEY_MAX_CHARS = "attribute.key.max.chars";
+    public static final String ATTRIBUTE_VALUE_MAX_CHARS = "attribute.value.max.chars";
+    public static final String DLQ_MAX_BYTES = "dlq.max.bytes";
+
+    /** Matches the {@code max.message.bytes} the local stack gives the samples topic, less room for key and headers. */
+    public static final long DEFAULT_SAMPLE_MAX_BYTES = 1L << 20;
+    /** Matches the {@code max.message.bytes} the local stack gives the dead-letter topic. */
+    public static final long DEFAULT_DLQ_MAX_BYTES = (1L << 20) + (128L << 10);
     public static final String METRICS_PORT = "metrics.port";
     public static final String KAFKA_PREFIX = "kafka.";
 
@@ -57,15 +69,29 @@ public final class IngestConfig extends AbstractConfig {
             .define(SHARD_MAX_AGE_MS, Type.LONG, 60_000L, Range.atLeast(1), Importance.HIGH,
                     "seal a shard this long after its first sample, even if the stream went quiet")
             .define(DEDUPE_WINDOW_MS, Type.LONG, 3_600_000L, Range.atLeast(1), Importance.MEDIUM,
-                    "a sampleId seen again within this window of record time is a duplicate")
+                    "a (deviceId, sampleId) pair seen again within this window of broker time is a duplicate")
             .define(SEAL_TICK_MS, Type.LONG, 1_000L, Range.between(10, 60_000), Importance.LOW,
                     "how often open shards are checked for age")
-            .define(SAMPLE_MAX_BYTES, Type.LONG, 16L << 20, Range.atLeast(1), Importance.MEDIUM,
-                    "largest sample accepted, as encoded on the topic and as tensor payload; larger ones are dead-lettered as OVERSIZE_SAMPLE")
+            .define(SAMPLE_MAX_BYTES, Type.LONG, DEFAULT_SAMPLE_MAX_BYTES, Range.atLeast(1), Importance.MEDIUM,
+                    "largest sample accepted, as encoded on the topic and as tensor payload; larger ones are dead-lettered as"
+                            + " OVERSIZE_SAMPLE. Keep it below the samples topic's max.message.bytes")
+            .define(DLQ_MAX_BYTES, Type.LONG, DEFAULT_DLQ_MAX_BYTES, Range.atLeast(4096), Importance.MEDIUM,
+                    "largest dead letter written; at most the dead-letter topic's max.message.bytes. A dead letter that would"
+                            + " be larger is written without the original value (header shardflow.dlq.dropped)")
+            .define(ID_MAX_CHARS, Type.INT, SampleLimits.DEFAULT_MAX_ID_CHARS, Range.between(1, 65_535), Importance.LOW,
+                    "longest sampleId or deviceId; longer ones are dead-lettered as ID_TOO_LONG")
+            .define(ATTRIBUTES_MAX_COUNT, Type.INT, SampleLimits.DEFAULT_MAX_ATTRIBUTES, Range.between(0, 10_000), Importance.LOW,
+                    "most attributes per sample; more are dead-lettered as TOO_MANY_ATTRIBUTES")
+            .define(ATTRIBUTE_KEY_MAX_CHARS, Type.INT, SampleLimits.DEFAULT_MAX_ATTRIBUTE_KEY_CHARS, Range.between(1, 65_535),
+                    Importance.LOW, "longest attribute key; longer ones are dead-lettered as ATTRIBUTE_KEY_TOO_LONG")
+            .define(ATTRIBUTE_VALUE_MAX_CHARS, Type.INT, SampleLimits.DEFAULT_MAX_ATTRIBUTE_VALUE_CHARS, Range.between(0, 1 << 20),
+                    Importance.LOW, "longest attribute value; longer ones are dead-lettered as ATTRIBUTE_VALUE_TOO_LONG")
             .define(STATE_DIR, Type.STRING, System.getProperty("java.io.tmpdir") + "/shardflow-ingest", Importance.MEDIUM,
                     "Kafka Streams state directory")
             .define(SPEC_MISS_CACHE_MS, Type.LONG, 10_000L, Range.atLeast(0), Importance.LOW,
                     "how long an unknown dataset version is remembered as unknown before the catalog is asked again")
+            .define(SPEC_CACHE_MAX_ENTRIES, Type.LONG, 10_000L, Range.atLeast(1), Importance.LOW,
+                    "most dataset versions (known and unknown) remembered by the spec cache")
             .define(METRICS_PORT, Type.INT, -1, Range.atLeast(-1), Importance.LOW,
                     "port of the /metrics, /health and /ready endpoint (on metrics.host); -1 disables it, 0 picks a free port");
 
@@ -80,6 +106,11 @@ public final class IngestConfig extends AbstractConfig {
 
     public SealLimits sealLimits() {
         return new SealLimits(getInt(SHARD_MAX_SAMPLES), getLong(SHARD_MAX_BYTES), Duration.ofMillis(getLong(SHARD_MAX_AGE_MS)));
+    }
+
+    public SampleLimits sampleLimits() {
+        return new SampleLimits(getInt(ID_MAX_CHARS), getInt(ATTRIBUTES_MAX_COUNT), getInt(ATTRIBUTE_KEY_MAX_CHARS),
+                getInt(ATTRIBUTE_VALUE_MAX_CHARS), getLong(SAMPLE_MAX_BYTES));
     }
 
     public IngestTopology.Topics topics() {

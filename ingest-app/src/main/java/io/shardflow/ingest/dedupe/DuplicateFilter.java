@@ -6,10 +6,16 @@ import org.apache.kafka.streams.state.WindowStore;
 import org.apache.kafka.streams.state.WindowStoreIterator;
 
 /**
- * Remembers the sample ids seen in the last {@code window} of record time, per dataset version.
- * Backed by a window store, so memory and disk stay bounded: old segments are dropped as stream
- * time moves on. Ids are only compared within one input partition, which is why producers key
- * records by sample id.
+ * Remembers the (device, sample id) pairs seen in the last {@code window} of record time, per
+ * dataset version. Sample ids are only unique per device: two devices with the same id scheme must
+ * not drop each other's samples. Backed by a window store, so memory and disk stay bounded: old
+ * segments are dropped as stream time moves on. Pairs are only compared within one input
+ * partition, which is why producers key records by sample id.
+ *
+ * <p>The record timestamp is the broker's append time (the samples topic is created with
+ * {@code message.timestamp.type=LogAppendTime}), never the device's clock: a device set to 1970 or
+ * 2099 would otherwise step outside the window or drag stream time forward and expire every other
+ * device's entries.
  */
 public final class DuplicateFilter {
 
@@ -21,9 +27,10 @@ public final class DuplicateFilter {
         this.window = window;
     }
 
-    /** Records the id and tells whether it had already been seen within the window. */
-    public boolean isDuplicate(String dataset, String version, String sampleId, long recordTimestamp) {
-        String key = dataset + '\u0000' + version + '\u0000' + sampleId;
+    /** Records the pair and tells whether it had already been seen within the window. */
+    public boolean isDuplicate(String dataset, String version, String deviceId, String sampleId, long recordTimestamp) {
+        // Validation refuses control characters in all four fields, so NUL separates them unambiguously.
+        String key = dataset + '\u0000' + version + '\u0000' + deviceId + '\u0000' + sampleId;
         Instant from = Instant.ofEpochMilli(Math.max(0, recordTimestamp - window.toMillis()));
         Instant to = Instant.ofEpochMilli(recordTimestamp + window.toMillis());
         try (WindowStoreIterator<Long> hits = seen.backwardFetch(key, from, to)) {

@@ -7,11 +7,15 @@ import io.shardflow.ingest.seal.ShardProgress;
  * most one open shard; {@code sequence} is the sequence of the open shard, or of the next shard to
  * open when {@code sampleCount} is zero. Kept in a changelogged store, so under exactly-once the
  * sequence never repeats and never skips after a crash.
+ *
+ * @param payloadBytes tensor bytes of the open shard, as the seal marker reports them
+ * @param budgetBytes  tensor plus attribute bytes, what the seal policy measures
  */
-public record LaneState(long sequence, int sampleCount, long payloadBytes, long openedAtMillis, String specFingerprint) {
+public record LaneState(long sequence, int sampleCount, long payloadBytes, long budgetBytes, long openedAtMillis,
+                        String specFingerprint) {
 
     public static LaneState fresh() {
-        return new LaneState(0L, 0, 0L, 0L, "");
+        return new LaneState(0L, 0, 0L, 0L, 0L, "");
     }
 
     public boolean hasOpenShard() {
@@ -19,17 +23,18 @@ public record LaneState(long sequence, int sampleCount, long payloadBytes, long 
     }
 
     public ShardProgress progress() {
-        return new ShardProgress(sampleCount, payloadBytes, openedAtMillis);
+        return new ShardProgress(sampleCount, budgetBytes, openedAtMillis);
     }
 
     /** Adds one sample, opening the shard at {@code nowMillis} if none is open. */
-    public LaneState add(long sampleBytes, long nowMillis, String fingerprint) {
+    public LaneState add(long samplePayloadBytes, long sampleBudgetBytes, long nowMillis, String fingerprint) {
         long openedAt = hasOpenShard() ? openedAtMillis : nowMillis;
-        return new LaneState(sequence, sampleCount + 1, payloadBytes + sampleBytes, openedAt, fingerprint);
+        return new LaneState(sequence, sampleCount + 1, payloadBytes + samplePayloadBytes, budgetBytes + sampleBudgetBytes,
+                openedAt, fingerprint);
     }
 
     /** Closes the open shard: the next sample opens shard {@code sequence + 1}. */
     public LaneState sealed() {
-        return new LaneState(sequence + 1, 0, 0L, 0L, "");
+        return new LaneState(sequence + 1, 0, 0L, 0L, 0L, "");
     }
 }

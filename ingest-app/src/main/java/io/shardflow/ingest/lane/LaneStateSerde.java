@@ -17,6 +17,8 @@ import org.apache.kafka.common.serialization.Serializer;
 public final class LaneStateSerde implements Serde<LaneState> {
 
     private static final byte FORMAT_V1 = 1;
+    /** Adds the byte budget (tensors plus attributes); a v1 state's budget was its tensor payload. */
+    private static final byte FORMAT_V2 = 2;
 
     @Override
     public Serializer<LaneState> serializer() {
@@ -31,10 +33,11 @@ public final class LaneStateSerde implements Serde<LaneState> {
     static byte[] encode(LaneState state) {
         ByteArrayOutputStream buffer = new ByteArrayOutputStream(64);
         try (DataOutputStream out = new DataOutputStream(buffer)) {
-            out.writeByte(FORMAT_V1);
+            out.writeByte(FORMAT_V2);
             out.writeLong(state.sequence());
             out.writeInt(state.sampleCount());
             out.writeLong(state.payloadBytes());
+            out.writeLong(state.budgetBytes());
             out.writeLong(state.openedAtMillis());
             out.writeUTF(state.specFingerprint());
         } catch (IOException e) {
@@ -46,10 +49,14 @@ public final class LaneStateSerde implements Serde<LaneState> {
     static LaneState decode(byte[] bytes) {
         try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(bytes))) {
             byte format = in.readByte();
-            if (format != FORMAT_V1) {
+            if (format != FORMAT_V1 && format != FORMAT_V2) {
                 throw new IllegalStateException("lane state written in unknown format " + format);
             }
-            return new LaneState(in.readLong(), in.readInt(), in.readLong(), in.readLong(), in.readUTF());
+            long sequence = in.readLong();
+            int sampleCount = in.readInt();
+            long payloadBytes = in.readLong();
+            long budgetBytes = format == FORMAT_V2 ? in.readLong() : payloadBytes;
+            return new LaneState(sequence, sampleCount, payloadBytes, budgetBytes, in.readLong(), in.readUTF());
         } catch (IOException e) {
             throw new UncheckedIOException("corrupt lane state", e);
         }

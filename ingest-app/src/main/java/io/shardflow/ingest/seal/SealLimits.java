@@ -6,7 +6,7 @@ import java.util.Optional;
 
 /**
  * The standard seal policy: a shard is sealed when it holds {@code maxSamples} samples, when the
- * next sample would take it past {@code maxBytes} of tensor payload, or when it has been open for
+ * next sample would take it past {@code maxBytes} of tensor payload plus attributes, or when it has been open for
  * {@code maxAge}. A single sample larger than {@code maxBytes} still gets a shard of its own rather
  * than being refused here; oversize samples are the validator's business.
  */
@@ -26,7 +26,7 @@ public record SealLimits(int maxSamples, long maxBytes, Duration maxAge) impleme
 
     @Override
     public Optional<SealReason> sealBeforeAdding(ShardProgress shard, long nextSampleBytes) {
-        boolean wouldOverflow = shard.sampleCount() > 0 && shard.payloadBytes() + nextSampleBytes > maxBytes;
+        boolean wouldOverflow = shard.sampleCount() > 0 && shard.budgetBytes() + nextSampleBytes > maxBytes;
         return wouldOverflow ? Optional.of(SealReason.BYTES) : Optional.empty();
     }
 
@@ -35,7 +35,7 @@ public record SealLimits(int maxSamples, long maxBytes, Duration maxAge) impleme
         if (shard.sampleCount() >= maxSamples) {
             return Optional.of(SealReason.COUNT);
         }
-        if (shard.payloadBytes() >= maxBytes) {
+        if (shard.budgetBytes() >= maxBytes) {
             return Optional.of(SealReason.BYTES);
         }
         return Optional.empty();

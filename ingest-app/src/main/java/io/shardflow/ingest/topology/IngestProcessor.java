@@ -47,13 +47,14 @@ final class IngestProcessor implements Processor<byte[], byte[], byte[], byte[]>
     private final Duration dedupeWindow;
     private final Duration tickInterval;
     private final long maxRecordBytes;
+    private final DeadLetters deadLetters;
 
     private ProcessorContext<byte[], byte[]> context;
     private KeyValueStore<String, LaneState> lanes;
     private DuplicateFilter duplicates;
 
     IngestProcessor(SampleDecoder decoder, SampleValidator validator, SealPolicy sealPolicy, IngestMetrics metrics,
-                    Duration dedupeWindow, Duration tickInterval, long maxRecordBytes) {
+                    Duration dedupeWindow, Duration tickInterval, long maxRecordBytes, DeadLetters deadLetters) {
         this.decoder = decoder;
         this.validator = validator;
         this.sealPolicy = sealPolicy;
@@ -61,6 +62,7 @@ final class IngestProcessor implements Processor<byte[], byte[], byte[], byte[]>
         this.dedupeWindow = dedupeWindow;
         this.tickInterval = tickInterval;
         this.maxRecordBytes = maxRecordBytes;
+        this.deadLetters = deadLetters;
     }
 
     @Override
@@ -71,32 +73,60 @@ final class IngestProcessor implements Processor<byte[], byte[], byte[], byte[]>
         context.schedule(tickInterval, PunctuationType.WALL_CLOCK_TIME, this::sealAgedShards);
     }
 
+    /**
+     * Screens the record, then assigns it. Whatever the screening throws is this record's fault and
+     * dead-letters it, unless it is an outage, which fails the task so the record is retried. The
+     * assignment itself is not guarded: it moves lane state and emits events together, and a failure
+     * halfway must abort the transaction rather than leave half of it behind.
+     */
     @Override
     public void process(Record<byte[], byte[]> record) {
+        Optional<Screened> screened;
+        try {
+            screened = screen(record);
+        } catch (RuntimeException e) {
+            if (Outages.isOutage(e)) {
+                throw e;
+            }
+            LOG.warn("record at {} failed unexpectedly; dead-lettering it", context.recordMetadata().orElse(null), e);
+            reject(record, Rejection.of(RejectReason.PROCESSING_ERROR, "%s: %s", e.getClass().getName(), e.getMessage()));
+            return;
+        }
+        screened.ifPresent(s -> assign(s.sample(), s.validated(), record.timestamp()));
+    }
+
+    /** Decodes, validates and dedupes the record; empty if it was dead-lettered. */
+    private Optional<Screened> screen(Record<byte[], byte[]> record) {
         String topic = context.recordMetadata().map(m -> m.topic()).orElse("");
         if (record.value() != null && record.value().length > maxRecordBytes) {
             // Checked before decoding: a huge record costs nothing more than this comparison.
             reject(record, Rejection.of(RejectReason.OVERSIZE_SAMPLE, "record of %d bytes exceeds sample.max.bytes = %d",
                     record.value().length, maxRecordBytes));
-            return;
+            return Optional.empty();
         }
         DecodedSample decoded = decoder.decode(topic, record.headers(), record.value());
         if (decoded.isRejected()) {
             reject(record, decoded.rejection());
-            return;
+            return Optional.empty();
         }
         Sample sample = decoded.sample();
         SampleValidator.Validated validated = validator.validate(sample);
         if (validated.isRejected()) {
             reject(record, validated.rejection());
-            return;
+            return Optional.empty();
         }
-        if (duplicates.isDuplicate(sample.getDataset(), sample.getVersion(), sample.getSampleId(), record.timestamp())) {
+        // The record timestamp is broker append time: see DuplicateFilter.
+        if (duplicates.isDuplicate(sample.getDataset(), sample.getVersion(), sample.getDeviceId(), sample.getSampleId(),
+                record.timestamp())) {
             reject(record, Rejection.of(RejectReason.DUPLICATE_SAMPLE_ID,
-                    "sampleId '%s' was already accepted within the last %s", sample.getSampleId(), dedupeWindow));
-            return;
+                    "device '%s' sent sampleId '%s' already within the last %s", sample.getDeviceId(), sample.getSampleId(),
+                    dedupeWindow));
+            return Optional.empty();
         }
-        assign(sample, validated, record.timestamp());
+        return Optional.of(new Screened(sample, validated));
+    }
+
+    private record Screened(Sample sample, SampleValidator.Validated validated) {
     }
 
     private void assign(Sample sample, SampleValidator.Validated validated, long timestamp) {
@@ -105,12 +135,12 @@ final class IngestProcessor implements Processor<byte[], byte[], byte[], byte[]>
         long now = context.currentSystemTimeMs();
         String fingerprint = validated.spec().fingerprint();
 
-        Optional<SealReason> sealFirst = sealPolicy.sealBeforeAdding(lane.progress(), validated.payloadBytes());
+        Optional<SealReason> sealFirst = sealPolicy.sealBeforeAdding(lane.progress(), validated.budgetBytes());
         if (lane.hasOpenShard() && sealFirst.isPresent()) {
             lane = seal(sample.getDataset(), sample.getVersion(), lane, sealFirst.get(), timestamp);
         }
         int index = lane.sampleCount();
-        lane = lane.add(validated.payloadBytes(), now, fingerprint);
+        lane = lane.add(validated.payloadBytes(), validated.budgetBytes(), now, fingerprint);
         ShardEvent event = new ShardEvent(sample.getDataset(), sample.getVersion(), lane(), lane.sequence(),
                 new SampleAssigned(index, sample));
         forward(event, timestamp, IngestTopology.ASSIGNMENTS_SINK);
@@ -157,7 +187,7 @@ final class IngestProcessor implements Processor<byte[], byte[], byte[], byte[]>
     private void reject(Record<byte[], byte[]> record, Rejection rejection) {
         metrics.rejected(rejection.reason());
         LOG.debug("rejected record: {} {}", rejection.reason(), rejection.detail());
-        context.forward(DeadLetters.of(record, rejection, context.recordMetadata().orElse(null)), IngestTopology.DLQ_SINK);
+        context.forward(deadLetters.of(record, rejection, context.recordMetadata().orElse(null)), IngestTopology.DLQ_SINK);
     }
 
     private int lane() {

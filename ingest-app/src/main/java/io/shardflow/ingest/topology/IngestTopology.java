@@ -22,7 +22,12 @@ public final class IngestTopology {
     static final String ASSIGNMENTS_SINK = "assignments-sink";
     static final String DLQ_SINK = "dlq-sink";
     public static final String LANE_STORE = "shard-lanes";
-    public static final String DEDUPE_STORE = "seen-sample-ids";
+    /**
+     * Keyed by (dataset, version, deviceId, sampleId). The store of earlier releases,
+     * {@code seen-sample-ids}, was keyed without the device; a new name keeps the two formats apart
+     * (its changelog is simply no longer read), at the cost of forgetting one window of ids on upgrade.
+     */
+    public static final String DEDUPE_STORE = "seen-device-sample-ids";
 
     private IngestTopology() {
     }
@@ -30,8 +35,12 @@ public final class IngestTopology {
     public record Topics(String samples, String assignments, String deadLetters) {
     }
 
-    /** @param maxRecordBytes larger encoded records are dead-lettered unread, as oversize */
-    public record Settings(Topics topics, SealPolicy sealPolicy, Duration dedupeWindow, Duration tickInterval, long maxRecordBytes) {
+    /**
+     * @param maxRecordBytes     larger encoded records are dead-lettered unread, as oversize
+     * @param maxDeadLetterBytes largest dead letter written; see {@link DeadLetters}
+     */
+    public record Settings(Topics topics, SealPolicy sealPolicy, Duration dedupeWindow, Duration tickInterval, long maxRecordBytes,
+                           long maxDeadLetterBytes) {
     }
 
     public static Topology build(Settings settings, Supplier<SampleDecoder> decoders, SampleValidator validator,
@@ -40,7 +49,8 @@ public final class IngestTopology {
         topology.addSource(SOURCE, Serdes.ByteArray().deserializer(), Serdes.ByteArray().deserializer(),
                 settings.topics().samples());
         topology.addProcessor(PROCESSOR, () -> new IngestProcessor(decoders.get(), validator, settings.sealPolicy(), metrics,
-                settings.dedupeWindow(), settings.tickInterval(), settings.maxRecordBytes()), SOURCE);
+                settings.dedupeWindow(), settings.tickInterval(), settings.maxRecordBytes(),
+                new DeadLetters(settings.maxDeadLetterBytes())), SOURCE);
         topology.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(LANE_STORE),
                 Serdes.String(), new LaneStateSerde()), PROCESSOR);
         // Window size equals retention: an id is remembered for exactly one dedupe window.

@@ -21,5 +21,15 @@ public enum RejectReason {
     BYTE_LENGTH_MISMATCH,
     OVERSIZE_SAMPLE,
     NON_FINITE_VALUE,
-    DUPLICATE_SAMPLE_ID
+    DUPLICATE_SAMPLE_ID,
+    /** sampleId or deviceId longer than {@code id.max.chars}. */
+    ID_TOO_LONG,
+    /** More attributes than {@code attributes.max.count}. */
+    TOO_MANY_ATTRIBUTES,
+    /** An attribute key longer than {@code attribute.key.max.chars}. */
+    ATTRIBUTE_KEY_TOO_LONG,
+    /** An attribute value longer than {@code attribute.value.max.chars}. */
+    ATTRIBUTE_VALUE_TOO_LONG,
+    /** Handling the record threw something unexpected; the detail names the exception class. */
+    PROCESSING_ERROR
 }

@@ -59,7 +59,8 @@ public final class SampleDecoder {
                 if (status == 404) {
                     return DecodedSample.rejected(RejectReason.UNKNOWN_SCHEMA, "schema id is not in the registry: " + registryDetail(api));
                 }
-                if (status == 0 || status >= 500 || status == 429) {
+                // 401/403: our credentials are wrong or expired, which no record can be blamed for.
+                if (status == 0 || status >= 500 || status == 429 || status == 401 || status == 403) {
                     throw new RegistryUnavailableException("schema registry answered " + status + ": " + registryDetail(api), failure);
                 }
                 return DecodedSample.rejected(RejectReason.UNDECODABLE, "schema registry answered " + status + ": " + registryDetail(api));

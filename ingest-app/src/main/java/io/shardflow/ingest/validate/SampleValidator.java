@@ -20,20 +20,20 @@ import java.util.Optional;
  */
 public final class SampleValidator {
 
-    static final int MAX_ID_LENGTH = 256;
-
     private final SpecSource specs;
-    private final long maxSampleBytes;
+    private final SampleLimits limits;
+    private final FieldCheck fields;
 
-    /** @param maxSampleBytes process-wide cap on tensor payload per sample; a spec may set a lower one */
-    public SampleValidator(SpecSource specs, long maxSampleBytes) {
+    public SampleValidator(SpecSource specs, SampleLimits limits) {
         this.specs = specs;
-        this.maxSampleBytes = maxSampleBytes;
+        this.limits = limits;
+        this.fields = new FieldCheck(limits);
     }
 
     /** The validated sample's spec, or the rejection. */
     public Validated validate(Sample sample) {
-        Optional<Rejection> badField = checkIdentity(sample);
+        // Names and ids first: they reach the catalog as object-key segments.
+        Optional<Rejection> badField = fields.check(sample);
         if (badField.isPresent()) {
             return Validated.rejected(badField.get());
         }
@@ -44,20 +44,8 @@ public final class SampleValidator {
                     : Rejection.of(RejectReason.UNKNOWN_DATASET, "no dataset named '%s'", sample.getDataset()));
         }
         Optional<Rejection> badTensors = checkTensors(sample, spec.get());
-        return badTensors.map(Validated::rejected).orElseGet(() -> Validated.accepted(spec.get(), payloadBytes(sample)));
-    }
-
-    private static Optional<Rejection> checkIdentity(Sample sample) {
-        if (isBlank(sample.getSampleId()) || sample.getSampleId().length() > MAX_ID_LENGTH) {
-            return Optional.of(Rejection.of(RejectReason.INVALID_FIELD, "sampleId must be 1..%d characters", MAX_ID_LENGTH));
-        }
-        if (isBlank(sample.getDeviceId()) || sample.getDeviceId().length() > MAX_ID_LENGTH) {
-            return Optional.of(Rejection.of(RejectReason.INVALID_FIELD, "deviceId must be 1..%d characters", MAX_ID_LENGTH));
-        }
-        if (isBlank(sample.getDataset()) || isBlank(sample.getVersion())) {
-            return Optional.of(Rejection.of(RejectReason.INVALID_FIELD, "dataset and version must not be empty"));
-        }
-        return Optional.empty();
+        return badTensors.map(Validated::rejected).orElseGet(() -> Validated.accepted(spec.get(), payloadBytes(sample),
+                FieldCheck.attributeBytes(sample.getAttributes())));
     }
 
     private Optional<Rejection> checkTensors(Sample sample, DatasetSpec spec) {
@@ -83,7 +71,7 @@ public final class SampleValidator {
             }
             total += tensor.getData().remaining();
         }
-        long limit = spec.maxSampleBytes() > 0 ? Math.min(spec.maxSampleBytes(), maxSampleBytes) : maxSampleBytes;
+        long limit = spec.maxSampleBytes() > 0 ? Math.min(spec.maxSampleBytes(), limits.maxSampleBytes()) : limits.maxSampleBytes();
         if (total > limit) {
             return Optional.of(Rejection.of(RejectReason.OVERSIZE_SAMPLE, "sample has %d tensor bytes, limit is %d", total, limit));
         }
@@ -139,19 +127,25 @@ public final class SampleValidator {
         return total;
     }
 
-    private static boolean isBlank(String s) {
-        return s == null || s.isBlank();
-    }
+    /**
+     * A sample with its spec, tensor payload size and attribute size, or a rejection.
+     *
+     * @param attributeBytes UTF-8 bytes of attribute keys and values; they count toward the shard's
+     *                       byte budget but not toward the seal marker's payload, which is tensors only
+     */
+    public record Validated(DatasetSpec spec, long payloadBytes, long attributeBytes, Rejection rejection) {
 
-    /** A sample with its spec and tensor payload size, or a rejection. */
-    public record Validated(DatasetSpec spec, long payloadBytes, Rejection rejection) {
-
-        static Validated accepted(DatasetSpec spec, long payloadBytes) {
-            return new Validated(spec, payloadBytes, null);
+        static Validated accepted(DatasetSpec spec, long payloadBytes, long attributeBytes) {
+            return new Validated(spec, payloadBytes, attributeBytes, null);
         }
 
         static Validated rejected(Rejection rejection) {
-            return new Validated(null, 0L, rejection);
+            return new Validated(null, 0L, 0L, rejection);
+        }
+
+        /** What the sample costs in its shard's byte budget. */
+        public long budgetBytes() {
+            return payloadBytes + attributeBytes;
         }
 
         public boolean isRejected() {

@@ -18,15 +18,22 @@ class CatalogSpecSourceTest {
 
     private final InMemoryObjectStore backing = new InMemoryObjectStore();
     private final AtomicInteger reads = new AtomicInteger();
+    private final AtomicInteger lists = new AtomicInteger();
     private final ForwardingObjectStore counting = new ForwardingObjectStore(backing) {
         @Override
         public Optional<byte[]> get(String key) {
             reads.incrementAndGet();
             return super.get(key);
         }
+
+        @Override
+        public java.util.List<String> listPrefixes(String prefix) {
+            lists.incrementAndGet();
+            return super.listPrefixes(prefix);
+        }
     };
     private final MutableClock clock = new MutableClock();
-    private final CatalogSpecSource source = new CatalogSpecSource(new DatasetCatalog(counting), clock, Duration.ofSeconds(10));
+    private final CatalogSpecSource source = new CatalogSpecSource(new DatasetCatalog(counting), clock, Duration.ofSeconds(10), 100);
 
     @Test
     void shouldReadAKnownSpecOnceAndKeepIt() {
@@ -45,6 +52,27 @@ class CatalogSpecSourceTest {
         assertThat(source.find(TestSamples.DATASET, TestSamples.VERSION)).as("still within the miss TTL").isEmpty();
         clock.advance(Duration.ofSeconds(1));
         assertThat(source.find(TestSamples.DATASET, TestSamples.VERSION)).contains(TestSamples.spec());
+    }
+
+    @Test
+    void shouldAskWhetherAnUnknownDatasetExistsOncePerTtlNotOncePerRecord() {
+        for (int i = 0; i < 1_000; i++) {
+            assertThat(source.find("flood", "v1")).isEmpty();
+            assertThat(source.datasetExists("flood")).isFalse();
+        }
+        assertThat(reads).hasValue(1);
+        assertThat(lists).hasValue(1);
+        clock.advance(Duration.ofSeconds(10));
+        assertThat(source.datasetExists("flood")).isFalse();
+        assertThat(lists).as("asked again once the TTL is over").hasValue(2);
+    }
+
+    @Test
+    void shouldForgetUnknownNamesBeyondItsSizeBound() {
+        for (int i = 0; i < 5_000; i++) {
+            assertThat(source.find("flood-" + i, "v1")).isEmpty();
+        }
+        assertThat(source.rememberedMisses()).isLessThanOrEqualTo(100);
     }
 
     private static final class MutableClock extends Clock {

@@ -17,6 +17,8 @@ public final class TestSamples {
     public static final String DATASET = "cams";
     public static final String VERSION = "v1";
     public static final int PAYLOAD_BYTES = 2 * 2 * 4 + 8;
+    /** UTF-8 bytes of the attribute keys and values, which count toward the shard byte budget too. */
+    public static final int ATTRIBUTE_BYTES = "site".length() + "lab".length();
 
     private TestSamples() {
     }

@@ -1,35 +1,30 @@
 package io.shardflow.it.badinput;
 
+import static io.shardflow.it.badinput.BadInputFixtures.assignedIds;
+import static io.shardflow.it.badinput.BadInputFixtures.good;
+import static io.shardflow.it.badinput.BadInputFixtures.header;
+import static io.shardflow.it.badinput.BadInputFixtures.mutate;
+import static io.shardflow.it.badinput.BadInputFixtures.sample;
+import static io.shardflow.it.badinput.BadInputFixtures.serialize;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.apicurio.registry.serde.avro.AvroKafkaSerializer;
-import io.apicurio.registry.serde.config.SerdeConfig;
-import io.shardflow.cli.PipelineSettings;
-import io.shardflow.cli.StackEndpoints;
-import io.shardflow.dataset.catalog.DatasetCatalog;
-import io.shardflow.dataset.spec.DatasetSpec;
-import io.shardflow.dataset.spec.TensorSpec;
 import io.shardflow.dataset.store.S3ObjectStore;
-import io.shardflow.edge.SampleBuilder;
 import io.shardflow.ingest.IngestApp;
+import io.shardflow.ingest.config.IngestConfig;
 import io.shardflow.it.support.KafkaTopics;
+import io.shardflow.it.support.TestStack;
 import io.shardflow.schemas.Sample;
-import io.shardflow.schemas.internal.SampleAssigned;
-import io.shardflow.schemas.internal.ShardEvent;
-import io.shardflow.schemas.internal.ShardEventCodec;
-import io.shardflow.stack.LocalStack;
-import io.shardflow.stack.StackConfig;
+import io.shardflow.stack.PipelineSettings;
+import io.shardflow.stack.StackEndpoints;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.stream.Collectors;
 import org.apache.avro.Schema;
 import org.apache.avro.SchemaBuilder;
@@ -37,7 +32,6 @@ import org.apache.avro.generic.GenericData;
 import org.apache.avro.generic.GenericRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.header.Header;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -48,8 +42,8 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class BadInputTest {
 
-    private static final String DATASET = "strict";
-    private static final String VERSION = "v1";
+    private static final String DATASET = BadInputFixtures.DATASET;
+    private static final String VERSION = BadInputFixtures.VERSION;
     private static final long MAX_RECORD_BYTES = 8_192;
 
     @TempDir
@@ -57,15 +51,13 @@ class BadInputTest {
 
     @Test
     void shouldDeadLetterEveryBadRecordWithItsReasonAndKeepAcceptingGoodOnes() throws Exception {
-        try (LocalStack stack = LocalStack.start(StackConfig.defaults(work.resolve("stack")))) {
-            StackEndpoints endpoints = StackEndpoints.of(stack);
-            S3ObjectStore store = S3ObjectStore.connect(endpoints.s3Settings());
-            new DatasetCatalog(store).create(new DatasetSpec(DATASET, VERSION,
-                    List.of(TensorSpec.parse("image:float32:2x4"), TensorSpec.parse("label:int64")),
-                    "label", "it", "no NaN allowed", 0, false, Instant.now()));
+        try (TestStack stack = TestStack.start(work)) {
+            StackEndpoints endpoints = stack.endpoints();
+            S3ObjectStore store = stack.store();
+            stack.createDataset(DATASET, VERSION, "no NaN allowed", "image:float32:2x4", "label:int64");
             Map<String, Object> settings = new HashMap<>(PipelineSettings.ingest(endpoints, 1000, 1 << 20, Duration.ofSeconds(1),
                     work.resolve("ingest")));
-            settings.put("sample.max.bytes", Long.toString(MAX_RECORD_BYTES));
+            settings.put(IngestConfig.SAMPLE_MAX_BYTES, Long.toString(MAX_RECORD_BYTES));
             IngestApp ingest = IngestApp.start(settings);
             try {
                 Map<String, byte[]> bad = badRecords(endpoints.registryUrl());
@@ -130,20 +122,6 @@ class BadInputTest {
         return bad;
     }
 
-    private static Sample good(String id) {
-        return sample(id, new float[] {0, 1, 2, 3, 4, 5, 6, 7});
-    }
-
-    private static Sample sample(String id, float[] image) {
-        return SampleBuilder.forDataset(DATASET, VERSION).id(id).device("dev").producedAt(Instant.ofEpochMilli(1))
-                .float32("image", image, 2, 4).int64("label", new long[] {3}).build();
-    }
-
-    private static Sample mutate(Sample sample, java.util.function.Consumer<Sample> change) {
-        change.accept(sample);
-        return sample;
-    }
-
     private static GenericRecord otherSchemaRecord() {
         Schema schema = SchemaBuilder.record("Telemetry").namespace("com.example.edge").fields()
                 .requiredString("deviceId").requiredDouble("batteryLevel").endRecord();
@@ -164,27 +142,4 @@ class BadInputTest {
         return record;
     }
 
-    private static byte[] serialize(String registryUrl, Object value) {
-        try (AvroKafkaSerializer<Object> serializer = new AvroKafkaSerializer<>()) {
-            serializer.configure(Map.of(SerdeConfig.REGISTRY_URL, registryUrl, SerdeConfig.AUTO_REGISTER_ARTIFACT, true), false);
-            return serializer.serialize("samples", value);
-        }
-    }
-
-
-    private static List<String> assignedIds(List<ConsumerRecord<byte[], byte[]>> records) {
-        List<String> ids = new ArrayList<>();
-        for (ConsumerRecord<byte[], byte[]> record : records) {
-            ShardEvent event = ShardEventCodec.decode(record.value());
-            if (event.getBody() instanceof SampleAssigned assigned) {
-                ids.add(assigned.getSample().getSampleId());
-            }
-        }
-        return ids;
-    }
-
-    private static String header(ConsumerRecord<byte[], byte[]> record, String name) {
-        Header header = record.headers().lastHeader(name);
-        return header == null ? null : new String(header.value(), StandardCharsets.UTF_8);
-    }
 }

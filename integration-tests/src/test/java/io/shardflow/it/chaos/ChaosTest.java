@@ -2,10 +2,10 @@ package io.shardflow.it.chaos;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.shardflow.cli.ChaosJournal;
-import io.shardflow.cli.ChaosOptions;
-import io.shardflow.cli.ChaosReport;
-import io.shardflow.cli.ChaosRun;
+import io.shardflow.chaos.ChaosJournal;
+import io.shardflow.chaos.ChaosOptions;
+import io.shardflow.chaos.ChaosReport;
+import io.shardflow.chaos.ChaosRun;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.List;

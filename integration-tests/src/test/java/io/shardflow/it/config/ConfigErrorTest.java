@@ -2,10 +2,14 @@ package io.shardflow.it.config;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.shardflow.cli.PipelineSettings;
-import io.shardflow.cli.StackEndpoints;
-import io.shardflow.stack.LocalStack;
-import io.shardflow.stack.StackConfig;
+import io.shardflow.app.S3Config;
+import io.shardflow.ingest.IngestApp;
+import io.shardflow.ingest.config.IngestConfig;
+import io.shardflow.it.support.TestStack;
+import io.shardflow.sink.ShardSinkApp;
+import io.shardflow.sink.config.SinkConfig;
+import io.shardflow.stack.PipelineSettings;
+import io.shardflow.stack.StackEndpoints;
 import java.io.IOException;
 import java.io.Writer;
 import java.net.ServerSocket;
@@ -28,18 +32,18 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class ConfigErrorTest {
 
-    private static final String INGEST = "io.shardflow.ingest.IngestApp";
-    private static final String SINK = "io.shardflow.sink.ShardSinkApp";
+    private static final String INGEST = IngestApp.class.getName();
+    private static final String SINK = ShardSinkApp.class.getName();
 
     @TempDir
     static Path work;
-    private static LocalStack stack;
+    private static TestStack stack;
     private static StackEndpoints endpoints;
 
     @BeforeAll
     static void startStack() {
-        stack = LocalStack.start(StackConfig.defaults(work.resolve("stack")));
-        endpoints = StackEndpoints.of(stack);
+        stack = TestStack.start(work);
+        endpoints = stack.endpoints();
     }
 
     @AfterAll
@@ -58,57 +62,57 @@ class ConfigErrorTest {
     @Test
     void shouldNameAMissingRequiredSetting() throws Exception {
         Map<String, String> settings = ingestSettings();
-        settings.remove("bootstrap.servers");
-        assertStopsNaming(INGEST, settings, "bootstrap.servers");
+        settings.remove(IngestConfig.BOOTSTRAP_SERVERS);
+        assertStopsNaming(INGEST, settings, IngestConfig.BOOTSTRAP_SERVERS);
     }
 
     @Test
     void shouldNameAMalformedNumber() throws Exception {
         Map<String, String> settings = ingestSettings();
-        settings.put("shard.max.samples", "lots");
-        assertStopsNaming(INGEST, settings, "shard.max.samples");
+        settings.put(IngestConfig.SHARD_MAX_SAMPLES, "lots");
+        assertStopsNaming(INGEST, settings, IngestConfig.SHARD_MAX_SAMPLES);
     }
 
     @Test
     void shouldNameAnOutOfRangeValue() throws Exception {
         Map<String, String> settings = ingestSettings();
-        settings.put("shard.max.age.ms", "0");
-        assertStopsNaming(INGEST, settings, "shard.max.age.ms");
+        settings.put(IngestConfig.SHARD_MAX_AGE_MS, "0");
+        assertStopsNaming(INGEST, settings, IngestConfig.SHARD_MAX_AGE_MS);
     }
 
     @Test
     void shouldNameAMissingSinkSetting() throws Exception {
         Map<String, String> settings = sinkSettings();
-        settings.remove("s3.bucket");
-        assertStopsNaming(SINK, settings, "s3.bucket");
+        settings.remove(S3Config.BUCKET);
+        assertStopsNaming(SINK, settings, S3Config.BUCKET);
     }
 
     @Test
     void shouldNameAnUnreachableObjectStore() throws Exception {
         Map<String, String> settings = sinkSettings();
-        settings.put("s3.endpoint", "http://127.0.0.1:" + closedPort());
-        assertStopsNaming(SINK, settings, "s3.endpoint");
+        settings.put(S3Config.ENDPOINT, "http://127.0.0.1:" + closedPort());
+        assertStopsNaming(SINK, settings, S3Config.ENDPOINT);
     }
 
     @Test
     void shouldNameAMissingBucket() throws Exception {
         Map<String, String> settings = sinkSettings();
-        settings.put("s3.bucket", "no-such-bucket");
-        assertStopsNaming(SINK, settings, "s3.bucket");
+        settings.put(S3Config.BUCKET, "no-such-bucket");
+        assertStopsNaming(SINK, settings, S3Config.BUCKET);
     }
 
     @Test
     void shouldNameAnUnreachableBroker() throws Exception {
         Map<String, String> settings = sinkSettings();
-        settings.put("bootstrap.servers", "127.0.0.1:" + closedPort());
-        assertStopsNaming(SINK, settings, "bootstrap.servers");
+        settings.put(SinkConfig.BOOTSTRAP_SERVERS, "127.0.0.1:" + closedPort());
+        assertStopsNaming(SINK, settings, SinkConfig.BOOTSTRAP_SERVERS);
     }
 
     @Test
     void shouldNameAnUnreachableRegistry() throws Exception {
         Map<String, String> settings = ingestSettings();
-        settings.put("registry.url", "http://127.0.0.1:" + closedPort() + "/apis/registry/v3");
-        assertStopsNaming(INGEST, settings, "registry.url");
+        settings.put(IngestConfig.REGISTRY_URL, "http://127.0.0.1:" + closedPort() + "/apis/registry/v3");
+        assertStopsNaming(INGEST, settings, IngestConfig.REGISTRY_URL);
     }
 
     private void assertStopsNaming(String mainClass, Map<String, String> settings, String key) throws Exception {

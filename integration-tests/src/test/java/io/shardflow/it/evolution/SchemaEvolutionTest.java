@@ -5,8 +5,6 @@ import static org.awaitility.Awaitility.await;
 
 import io.apicurio.registry.serde.avro.AvroKafkaSerializer;
 import io.apicurio.registry.serde.config.SerdeConfig;
-import io.shardflow.cli.PipelineSettings;
-import io.shardflow.cli.StackEndpoints;
 import io.shardflow.dataset.catalog.DatasetCatalog;
 import io.shardflow.dataset.log.CommitLog;
 import io.shardflow.dataset.log.ShardEntry;
@@ -14,15 +12,16 @@ import io.shardflow.dataset.log.Snapshot;
 import io.shardflow.dataset.shard.SampleRow;
 import io.shardflow.dataset.shard.ShardReader;
 import io.shardflow.dataset.spec.DatasetSpec;
-import io.shardflow.dataset.spec.TensorSpec;
 import io.shardflow.dataset.store.S3ObjectStore;
 import io.shardflow.edge.SampleBuilder;
 import io.shardflow.ingest.IngestApp;
+import io.shardflow.ingest.config.IngestConfig;
 import io.shardflow.it.support.KafkaTopics;
+import io.shardflow.it.support.TestStack;
 import io.shardflow.schemas.Sample;
 import io.shardflow.sink.ShardSinkApp;
-import io.shardflow.stack.LocalStack;
-import io.shardflow.stack.StackConfig;
+import io.shardflow.stack.PipelineSettings;
+import io.shardflow.stack.StackEndpoints;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -56,14 +55,14 @@ class SchemaEvolutionTest {
 
     @Test
     void shouldKeepCompatibleSchemaVersionsInTheSameShardsAndRouteDtypeChangesToANewVersion() throws Exception {
-        try (LocalStack stack = LocalStack.start(StackConfig.defaults(work.resolve("stack")))) {
-            StackEndpoints endpoints = StackEndpoints.of(stack);
-            S3ObjectStore store = S3ObjectStore.connect(endpoints.s3Settings());
+        try (TestStack stack = TestStack.start(work)) {
+            StackEndpoints endpoints = stack.endpoints();
+            S3ObjectStore store = stack.store();
             DatasetCatalog catalog = new DatasetCatalog(store);
             catalog.create(spec("v1", "image:float32:2x4"));
             Map<String, Object> ingestSettings = new HashMap<>(PipelineSettings.ingest(endpoints, 1000, 1 << 20,
                     Duration.ofSeconds(10), work.resolve("ingest")));
-            ingestSettings.put("spec.miss.cache.ms", "200");
+            ingestSettings.put(IngestConfig.SPEC_MISS_CACHE_MS, "200");
             IngestApp ingest = IngestApp.start(ingestSettings);
             ShardSinkApp sink = ShardSinkApp.start(new HashMap<>(PipelineSettings.sink(endpoints, work.resolve("sink"), "evo")));
             KafkaTopics topics = new KafkaTopics(endpoints.bootstrapServers());
@@ -107,8 +106,7 @@ class SchemaEvolutionTest {
     }
 
     private static DatasetSpec spec(String version, String image) {
-        return new DatasetSpec("evo", version, List.of(TensorSpec.parse(image), TensorSpec.parse("label:int64")), "label",
-                "it", "schema evolution", 0, false, Instant.now());
+        return TestStack.spec("evo", version, "schema evolution", image, "label:int64");
     }
 
     private static Sample sample(String id, String version) {

@@ -6,20 +6,16 @@ import static org.awaitility.Awaitility.await;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.shardflow.cli.PipelineSettings;
-import io.shardflow.cli.StackEndpoints;
-import io.shardflow.dataset.catalog.DatasetCatalog;
 import io.shardflow.dataset.log.CommitLog;
 import io.shardflow.dataset.log.Snapshot;
-import io.shardflow.dataset.spec.DatasetSpec;
-import io.shardflow.dataset.spec.TensorSpec;
 import io.shardflow.dataset.store.S3ObjectStore;
 import io.shardflow.edge.EdgePublisher;
 import io.shardflow.edge.SyntheticSamples;
 import io.shardflow.ingest.IngestApp;
+import io.shardflow.it.support.TestStack;
 import io.shardflow.sink.ShardSinkApp;
-import io.shardflow.stack.LocalStack;
-import io.shardflow.stack.StackConfig;
+import io.shardflow.stack.PipelineSettings;
+import io.shardflow.stack.StackEndpoints;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -56,12 +52,10 @@ class PythonReaderTest {
 
     @Test
     void shouldReadThePipelinesDatasetFromPythonExactlyOncePerEpochWithThePublishedValues() throws Exception {
-        try (LocalStack stack = LocalStack.start(StackConfig.defaults(work.resolve("stack")))) {
-            StackEndpoints endpoints = StackEndpoints.of(stack);
-            S3ObjectStore store = S3ObjectStore.connect(endpoints.s3Settings());
-            new DatasetCatalog(store).create(new DatasetSpec(DATASET, VERSION,
-                    List.of(TensorSpec.parse("image:float32:3x8x8"), TensorSpec.parse("label:int64")),
-                    "label", "it", "python reader test", 0, false, Instant.now()));
+        try (TestStack stack = TestStack.start(work)) {
+            StackEndpoints endpoints = stack.endpoints();
+            S3ObjectStore store = stack.store();
+            stack.createDataset(DATASET, VERSION, "python reader test", "image:float32:3x8x8", "label:int64");
             SyntheticSamples synthetic = new SyntheticSamples(DATASET, VERSION, DEVICE, 3, 8, 10, 42);
 
             Snapshot snapshot = runPipeline(endpoints, store, synthetic);

@@ -4,30 +4,26 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
-import io.shardflow.cli.PipelineSettings;
-import io.shardflow.cli.StackEndpoints;
-import io.shardflow.dataset.catalog.DatasetCatalog;
 import io.shardflow.dataset.layout.DatasetLayout;
 import io.shardflow.dataset.log.CommitLog;
 import io.shardflow.dataset.log.ShardEntry;
 import io.shardflow.dataset.log.Snapshot;
-import io.shardflow.dataset.read.ChecksumMismatchException;
-import io.shardflow.dataset.read.DatasetReader;
-import io.shardflow.dataset.read.ReadSample;
-import io.shardflow.dataset.read.ReaderOptions;
-import io.shardflow.dataset.read.ReaderState;
-import io.shardflow.dataset.read.ShardCache;
-import io.shardflow.dataset.read.Sleeper;
+import io.shardflow.dataset.retry.Sleeper;
 import io.shardflow.dataset.shard.SampleRow;
-import io.shardflow.dataset.spec.DatasetSpec;
-import io.shardflow.dataset.spec.TensorSpec;
 import io.shardflow.dataset.store.S3ObjectStore;
 import io.shardflow.edge.EdgePublisher;
 import io.shardflow.edge.SyntheticSamples;
 import io.shardflow.ingest.IngestApp;
+import io.shardflow.it.support.TestStack;
+import io.shardflow.reader.ChecksumMismatchException;
+import io.shardflow.reader.DatasetReader;
+import io.shardflow.reader.ReadSample;
+import io.shardflow.reader.ReaderOptions;
+import io.shardflow.reader.ReaderState;
+import io.shardflow.reader.ShardCache;
 import io.shardflow.sink.ShardSinkApp;
-import io.shardflow.stack.LocalStack;
-import io.shardflow.stack.StackConfig;
+import io.shardflow.stack.PipelineSettings;
+import io.shardflow.stack.StackEndpoints;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.file.Files;
@@ -47,7 +43,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The Java reader ({@code io.shardflow.dataset.read}) on data written by the real pipeline: a real
+ * The Java reader ({@code io.shardflow.reader}) on data written by the real pipeline: a real
  * broker, registry and S3Proxy, ingest-app and shard-sink, samples published through the edge
  * client. Checks exactly-once coverage per epoch across 2 ranks x 2 workers with the published
  * values, the same order for the same seed and epoch and another for the next epoch, mid-epoch
@@ -71,12 +67,10 @@ class JavaReaderTest {
 
     @Test
     void shouldReadThePipelinesDatasetExactlyOncePerEpochResumeFollowAndCatchCorruption() throws Exception {
-        try (LocalStack stack = LocalStack.start(StackConfig.defaults(work.resolve("stack")))) {
-            StackEndpoints endpoints = StackEndpoints.of(stack);
-            store = S3ObjectStore.connect(endpoints.s3Settings());
-            new DatasetCatalog(store).create(new DatasetSpec(DATASET, VERSION,
-                    List.of(TensorSpec.parse("image:float32:3x8x8"), TensorSpec.parse("label:int64")),
-                    "label", "it", "java reader test", 0, false, Instant.now()));
+        try (TestStack stack = TestStack.start(work)) {
+            StackEndpoints endpoints = stack.endpoints();
+            store = stack.store();
+            stack.createDataset(DATASET, VERSION, "java reader test", "image:float32:3x8x8", "label:int64");
             IngestApp ingest = IngestApp.start(new HashMap<>(PipelineSettings.ingest(endpoints, 10, 1 << 20,
                     Duration.ofSeconds(2), work.resolve("ingest"))));
             ShardSinkApp sink = ShardSinkApp.start(new HashMap<>(PipelineSettings.sink(endpoints, work.resolve("sink"), "it-sink")));

@@ -1,11 +1,9 @@
 package io.shardflow.it.store;
 
-import io.shardflow.cli.StackEndpoints;
 import io.shardflow.dataset.store.S3ObjectStoreContract;
 import io.shardflow.dataset.store.S3Settings;
-import io.shardflow.stack.LocalStack;
+import io.shardflow.it.support.TestStack;
 import io.shardflow.stack.S3Kind;
-import io.shardflow.stack.StackConfig;
 import java.nio.file.Path;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -16,11 +14,11 @@ class S3ProxyStoreContractTest extends S3ObjectStoreContract {
 
     @TempDir
     static Path work;
-    private static LocalStack stack;
+    private static TestStack stack;
 
     @BeforeAll
     static void startServer() {
-        stack = LocalStack.start(StackConfig.defaults(work.resolve("stack")).withS3Kind(S3Kind.S3PROXY));
+        stack = TestStack.start(work, S3Kind.S3PROXY);
     }
 
     @AfterAll
@@ -30,6 +28,6 @@ class S3ProxyStoreContractTest extends S3ObjectStoreContract {
 
     @Override
     protected S3Settings serverSettings() {
-        return StackEndpoints.of(stack).s3Settings();
+        return stack.endpoints().s3Settings();
     }
 }

@@ -12,6 +12,7 @@ import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
@@ -26,7 +27,9 @@ public final class KafkaTopics {
     }
 
     public void produce(String topic, List<ProducerRecord<byte[], byte[]>> records) throws Exception {
-        Map<String, Object> props = Map.of("bootstrap.servers", bootstrapServers, "acks", "all", "enable.idempotence", true);
+        // Room for records up to the samples topic's max.message.bytes, so tests can send near the limit.
+        Map<String, Object> props = Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers, ProducerConfig.ACKS_CONFIG, "all",
+                ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true, ProducerConfig.MAX_REQUEST_SIZE_CONFIG, 4 << 20);
         try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(props, new ByteArraySerializer(), new ByteArraySerializer())) {
             for (ProducerRecord<byte[], byte[]> record : records) {
                 producer.send(record).get(30, TimeUnit.SECONDS);

@@ -7,7 +7,7 @@ import io.shardflow.dataset.log.CommitResult;
 import io.shardflow.dataset.log.ShardEntry;
 import io.shardflow.dataset.spec.DatasetSpec;
 import io.shardflow.dataset.store.ObjectStore;
-import io.shardflow.sink.write.Retrier;
+import io.shardflow.dataset.retry.Retrier;
 import java.time.Clock;
 import java.util.HashMap;
 import java.util.List;

@@ -3,8 +3,6 @@ package io.shardflow.sink.config;
 import io.shardflow.app.S3Config;
 import io.shardflow.app.ServiceConfig;
 import io.shardflow.dataset.store.S3Settings;
-import io.shardflow.sink.fault.CrashPoint;
-import io.shardflow.sink.fault.CrashPoints;
 import io.shardflow.sink.flow.Backpressure;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Path;
@@ -13,11 +11,10 @@ import java.util.Map;
 import java.util.Properties;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.common.config.AbstractConfig;
-import org.apache.kafka.common.config.ConfigDef;
 import org.apache.kafka.common.config.ConfigDef.Importance;
 import org.apache.kafka.common.config.ConfigDef.Range;
 import org.apache.kafka.common.config.ConfigDef.Type;
-import org.apache.kafka.common.config.ConfigException;
+import org.apache.kafka.common.config.ConfigDef;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 
 /**
@@ -39,10 +36,6 @@ public final class SinkConfig extends AbstractConfig {
     public static final String SPOOL_MAX_BYTES = "spool.max.bytes";
     public static final String BACKPRESSURE_BACKOFF_MS = "backpressure.backoff.ms";
     public static final String BACKPRESSURE_MAX_BACKOFF_MS = "backpressure.max.backoff.ms";
-    /** FAULT INJECTION (chaos harness only): where the process halts on purpose. */
-    public static final String FAULT_CRASH_POINTS = "fault.injection.crash.points";
-    /** FAULT INJECTION (chaos harness only): where the process SIGSTOPs itself on purpose. */
-    public static final String FAULT_FREEZE_POINTS = "fault.injection.freeze.points";
     public static final String KAFKA_PREFIX = "kafka.";
 
     public static final ConfigDef DEFINITION = new ConfigDef()
@@ -68,14 +61,7 @@ public final class SinkConfig extends AbstractConfig {
             .define(BACKPRESSURE_BACKOFF_MS, Type.LONG, 1_000L, Range.atLeast(1), Importance.LOW,
                     "during an object-store outage, the first wait before pending shards are tried again; doubles, with jitter")
             .define(BACKPRESSURE_MAX_BACKOFF_MS, Type.LONG, 30_000L, Range.atLeast(1), Importance.LOW,
-                    "during an object-store outage, the longest wait between attempts")
-            .define(FAULT_CRASH_POINTS, Type.STRING, "", new CrashPointsValidator(), Importance.LOW,
-                    "FAULT INJECTION for the chaos harness, never in production: point:probability[,...]; at each pass "
-                            + "through a listed point the process halts (exit 137, like kill -9) with that probability. Points: "
-                            + CrashPoint.ids() + ". Empty (the default) disables it")
-            .define(FAULT_FREEZE_POINTS, Type.STRING, "", new CrashPointsValidator(), Importance.LOW,
-                    "FAULT INJECTION for the chaos harness, never in production: like " + FAULT_CRASH_POINTS
-                            + ", but the process stops itself with SIGSTOP (a zombie until it gets SIGCONT)");
+                    "during an object-store outage, the longest wait between attempts");
 
     static {
         S3Config.define(DEFINITION);
@@ -88,10 +74,6 @@ public final class SinkConfig extends AbstractConfig {
 
     private static String defaultCommitterId() {
         return "shard-sink-" + ManagementFactory.getRuntimeMXBean().getName();
-    }
-
-    public CrashPoints crashPoints() {
-        return CrashPoints.of(getString(FAULT_CRASH_POINTS), getString(FAULT_FREEZE_POINTS));
     }
 
     public Backpressure backpressure() {
@@ -130,22 +112,5 @@ public final class SinkConfig extends AbstractConfig {
         props.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
         props.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
         return props;
-    }
-
-    /** Refuses a malformed crash-point spec at start, naming the setting. */
-    private static final class CrashPointsValidator implements ConfigDef.Validator {
-        @Override
-        public void ensureValid(String name, Object value) {
-            try {
-                CrashPoints.parse((String) value);
-            } catch (IllegalArgumentException e) {
-                throw new ConfigException(name, value, e.getMessage());
-            }
-        }
-
-        @Override
-        public String toString() {
-            return "point:probability[,...] with points " + CrashPoint.ids();
-        }
     }
 }

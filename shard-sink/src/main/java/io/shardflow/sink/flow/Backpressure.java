@@ -1,5 +1,6 @@
 package io.shardflow.sink.flow;
 
+import io.shardflow.dataset.retry.Backoff;
 import java.time.Duration;
 import java.util.HashSet;
 import java.util.Set;
@@ -11,10 +12,9 @@ import org.apache.kafka.common.TopicPartition;
  * When the sink stops taking new data, and when it next retries the work it holds.
  *
  * <p>Outage: pending sealed shards could not be uploaded or committed even after the
- * {@link io.shardflow.sink.write.Retrier}'s bounded attempts. Every assigned partition is paused
+ * {@link io.shardflow.dataset.retry.Retrier}'s bounded attempts. Every assigned partition is paused
  * (the consumer keeps polling, so the instance stays in its group) and the pending work is retried
- * with capped exponential backoff: the n-th wait is drawn from [b/2, b] with
- * b = firstBackoff * 2^(n-1), at most maxBackoff. The first success ends the outage.
+ * with the project's capped exponential {@link Backoff} (with jitter). The first success ends the outage.
  *
  * <p>Spool budget: while the spool holds more than {@code spoolLimitBytes}, partitions that hold no
  * open shard are paused, since reading them can only open new shards. Partitions that do hold open
@@ -25,8 +25,7 @@ import org.apache.kafka.common.TopicPartition;
  */
 public final class Backpressure {
 
-    private final long firstBackoffMillis;
-    private final long maxBackoffMillis;
+    private final Backoff backoff;
     private final long spoolLimitBytes;
     private final LongSupplier nanoTime;
     private final RandomGenerator random;
@@ -41,8 +40,7 @@ public final class Backpressure {
         if (firstBackoff.isNegative() || firstBackoff.isZero() || maxBackoff.compareTo(firstBackoff) < 0) {
             throw new IllegalArgumentException("need 0 < firstBackoff <= maxBackoff, got " + firstBackoff + " and " + maxBackoff);
         }
-        this.firstBackoffMillis = firstBackoff.toMillis();
-        this.maxBackoffMillis = maxBackoff.toMillis();
+        this.backoff = new Backoff(firstBackoff, maxBackoff);
         this.spoolLimitBytes = spoolLimitBytes;
         this.nanoTime = nanoTime;
         this.random = random;
@@ -74,13 +72,9 @@ public final class Backpressure {
             failures = 0;
         }
         failures++;
-        long ceiling = maxBackoffMillis;
-        if (failures - 1 < 31) {
-            ceiling = Math.min(maxBackoffMillis, firstBackoffMillis << (failures - 1));
-        }
-        long wait = random.nextLong(ceiling / 2, ceiling + 1);
-        nextAttemptNanos = now + Duration.ofMillis(wait).toNanos();
-        return Duration.ofMillis(wait);
+        Duration wait = backoff.delay(failures, random);
+        nextAttemptNanos = now + wait.toNanos();
+        return wait;
     }
 
     /**

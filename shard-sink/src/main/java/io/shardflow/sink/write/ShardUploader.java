@@ -1,6 +1,7 @@
 package io.shardflow.sink.write;
 
 import io.shardflow.dataset.log.ShardEntry;
+import io.shardflow.dataset.retry.Retrier;
 import io.shardflow.dataset.shard.ShardContents;
 import io.shardflow.dataset.shard.ShardDigest;
 import io.shardflow.dataset.shard.ShardReader;

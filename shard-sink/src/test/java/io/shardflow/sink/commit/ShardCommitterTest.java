@@ -13,7 +13,7 @@ import io.shardflow.dataset.spec.Specs;
 import io.shardflow.dataset.store.ForwardingObjectStore;
 import io.shardflow.dataset.store.InMemoryObjectStore;
 import io.shardflow.dataset.store.ObjectStoreException;
-import io.shardflow.sink.write.Retrier;
+import io.shardflow.dataset.retry.Retrier;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;

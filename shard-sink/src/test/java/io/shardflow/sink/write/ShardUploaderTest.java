@@ -1,10 +1,8 @@
 package io.shardflow.sink.write;
 
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
-
 import io.shardflow.dataset.layout.ShardId;
 import io.shardflow.dataset.log.ShardEntry;
+import io.shardflow.dataset.retry.Retrier;
 import io.shardflow.dataset.shard.ShardDigest;
 import io.shardflow.dataset.shard.ShardWriter;
 import io.shardflow.dataset.store.ForwardingObjectStore;
@@ -22,6 +20,8 @@ import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 class ShardUploaderTest {
 

@@ -1,0 +1,194 @@
+package io.shardflow.reader;
+
+import io.shardflow.dataset.log.ShardEntry;
+import io.shardflow.dataset.shard.ShardDigest;
+import io.shardflow.dataset.store.ObjectStore;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.FileTime;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.regex.Pattern;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Shard files on local disk, at most {@code maxBytes} of them, least recently used evicted first.
+ * Files are named by their SHA-256 ({@code <sha256>.h5}), so identical shards are stored once and
+ * a cache directory can be reused across runs (its files are indexed at start, oldest first).
+ *
+ * <p>Every download is verified against the commit log's SHA-256 and size before it enters the
+ * cache; a cached file is verified again on every use unless {@code verifyCached} is off. A
+ * mismatch removes the file and throws {@link ChecksumMismatchException} naming the shard.
+ *
+ * <p>Thread-safe; share one instance between the readers of one process rather than pointing
+ * several instances at one directory (each would evict files the others count on).
+ */
+public final class ShardCache {
+
+    private static final Logger log = LoggerFactory.getLogger(ShardCache.class);
+    private static final Pattern CACHED_FILE = Pattern.compile("[0-9a-f]{64}\\.h5");
+
+    private final ObjectStore store;
+    private final Path dir;
+    private final long maxBytes;
+    private final boolean verifyCached;
+    /** sha256 -> file size, in access order (eldest first). */
+    private final LinkedHashMap<String, Long> files = new LinkedHashMap<>(16, 0.75f, true);
+    private long totalBytes;
+    private long hits;
+    private long downloads;
+
+    public ShardCache(ObjectStore store, Path dir, long maxBytes, boolean verifyCached) {
+        this.store = Objects.requireNonNull(store, "store");
+        this.dir = Objects.requireNonNull(dir, "dir").toAbsolutePath().normalize();
+        if (maxBytes < 1) {
+            throw new IllegalArgumentException("cache size must be >= 1 byte, got " + maxBytes);
+        }
+        this.maxBytes = maxBytes;
+        this.verifyCached = verifyCached;
+        try {
+            Files.createDirectories(this.dir);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot create shard cache dir " + this.dir, e);
+        }
+        indexExisting();
+    }
+
+    /** The local file holding this shard, downloaded and verified if it is not cached yet. */
+    public synchronized Path fetch(ShardEntry shard) {
+        Path file = pathOf(shard);
+        Long size = files.get(shard.sha256());
+        if (size != null && Files.isRegularFile(file)) {
+            if (verifyCached) {
+                String actual = ShardDigest.sha256(file);
+                if (!actual.equals(shard.sha256())) {
+                    forget(shard.sha256(), file);
+                    throw new ChecksumMismatchException(shard, actual, true);
+                }
+            }
+            hits++;
+            return file;
+        }
+        if (size != null) {
+            forget(shard.sha256(), file); // deleted behind our back
+        }
+        return download(shard, file);
+    }
+
+    /** Where this shard's file lives (or would) in the cache. */
+    public Path pathOf(ShardEntry shard) {
+        return dir.resolve(shard.sha256() + ".h5");
+    }
+
+    public synchronized long totalBytes() {
+        return totalBytes;
+    }
+
+    public synchronized int fileCount() {
+        return files.size();
+    }
+
+    public synchronized long hits() {
+        return hits;
+    }
+
+    public synchronized long downloads() {
+        return downloads;
+    }
+
+    public Path dir() {
+        return dir;
+    }
+
+    private Path download(ShardEntry shard, Path file) {
+        Path partial = dir.resolve(shard.sha256() + ".h5.download");
+        try {
+            store.download(shard.objectKey(), partial);
+            String actual = ShardDigest.sha256(partial);
+            long size = Files.size(partial);
+            if (!actual.equals(shard.sha256())) {
+                Files.deleteIfExists(partial);
+                throw new ChecksumMismatchException(shard, actual, false);
+            }
+            if (size != shard.bytes()) {
+                // Same digest, other size: impossible unless the log entry itself is wrong.
+                Files.deleteIfExists(partial);
+                throw new IllegalStateException("shard " + shard.shardId() + " has " + size + " bytes but the commit log says "
+                        + shard.bytes());
+            }
+            Files.move(partial, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+            downloads++;
+            files.put(shard.sha256(), size);
+            totalBytes += size;
+            evictBeyondLimit(shard.sha256());
+            return file;
+        } catch (IOException e) {
+            deleteQuietly(partial);
+            throw new UncheckedIOException("cannot cache shard " + shard.shardId() + " in " + dir, e);
+        }
+    }
+
+    /** Evicts least recently used files until the cache fits, never the one just added. */
+    private void evictBeyondLimit(String keep) {
+        Iterator<Map.Entry<String, Long>> eldest = files.entrySet().iterator();
+        while (totalBytes > maxBytes && eldest.hasNext()) {
+            Map.Entry<String, Long> e = eldest.next();
+            if (e.getKey().equals(keep)) {
+                continue;
+            }
+            deleteQuietly(dir.resolve(e.getKey() + ".h5"));
+            totalBytes -= e.getValue();
+            eldest.remove();
+            log.debug("Evicted {} from the shard cache ({} bytes left)", e.getKey(), totalBytes);
+        }
+    }
+
+    private void forget(String sha256, Path file) {
+        Long size = files.remove(sha256);
+        if (size != null) {
+            totalBytes -= size;
+        }
+        deleteQuietly(file);
+    }
+
+    private void indexExisting() {
+        record Found(String sha256, long size, FileTime modified) {
+        }
+        List<Found> found = new ArrayList<>();
+        try (DirectoryStream<Path> entries = Files.newDirectoryStream(dir)) {
+            for (Path path : entries) {
+                String name = path.getFileName().toString();
+                if (CACHED_FILE.matcher(name).matches() && Files.isRegularFile(path)) {
+                    found.add(new Found(name.substring(0, 64), Files.size(path), Files.getLastModifiedTime(path)));
+                } else if (name.contains(".h5.download")) {
+                    deleteQuietly(path); // left by a crash mid-download
+                }
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read shard cache dir " + dir, e);
+        }
+        found.sort((a, b) -> a.modified().compareTo(b.modified()));
+        for (Found f : found) {
+            files.put(f.sha256(), f.size());
+            totalBytes += f.size();
+        }
+        evictBeyondLimit("");
+    }
+
+    private static void deleteQuietly(Path path) {
+        try {
+            Files.deleteIfExists(path);
+        } catch (IOException e) {
+            log.warn("Could not delete {}", path, e);
+        }
+    }
+}
