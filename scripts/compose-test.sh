@@ -17,7 +17,7 @@ if ! bash scripts/docker-engine.sh; then
   exit 0
 fi
 
-export SHARDFLOW_IMAGE_TAG=composetest
+export SHARDFLOW_IMAGE_TAG=${SHARDFLOW_IMAGE_TAG:-dev}
 PROJECT=shardflow-composetest
 COMPOSE=(docker-compose -p "$PROJECT" -f "$ROOT/docker-compose.yml")
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
@@ -54,7 +54,7 @@ if [[ ! -f cli/target/dist/shardflow-cli.jar || ! -f shard-sink/target/dist/shar
 fi
 CLI=(java -jar "$ROOT/cli/target/dist/shardflow-cli.jar")
 
-say "building images"
+say "building images (layers cached when scripts/test.sh built them already)"
 bash scripts/build-images.sh --all 2>&1 | grep -v -E 'DEPRECATED|BuildKit|environment-variable|^$'
 docker images --format '{{.Repository}}:{{.Tag}} {{.Size}}' | grep -E "shardflow/" | sed 's/^/  image /'
 

@@ -13,6 +13,14 @@ echo "== preparing Python (h5py, numpy, boto3, pytest) =="
 PYTHON=$(bash scripts/setup-python.sh | tail -n 1)
 export SHARDFLOW_PYTHON="$PYTHON"
 
+echo "== Container images (for the Testcontainers runs and the compose test) =="
+if bash scripts/docker-engine.sh; then
+  mvn -B -ntp -q -DskipTests install
+  bash scripts/build-images.sh --all 2>&1 | grep -v -E 'DEPRECATED|BuildKit|environment-variable|^$'
+else
+  echo "no Docker engine can be started here: the container runs will be reported as skipped"
+fi
+
 echo "== Java: unit and integration tests =="
 mvn -B -ntp install
 

@@ -3,18 +3,16 @@ package io.shardflow.it.deploy;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.shardflow.cli.PipelineSettings;
-import io.shardflow.cli.StackEndpoints;
-import io.shardflow.dataset.catalog.DatasetCatalog;
 import io.shardflow.dataset.log.CommitLog;
-import io.shardflow.dataset.spec.DatasetSpec;
-import io.shardflow.dataset.spec.TensorSpec;
 import io.shardflow.dataset.store.S3ObjectStore;
 import io.shardflow.dataset.verify.SnapshotVerifier;
 import io.shardflow.edge.EdgePublisher;
 import io.shardflow.edge.SyntheticSamples;
-import io.shardflow.stack.LocalStack;
-import io.shardflow.stack.StackConfig;
+import io.shardflow.it.support.StackSource;
+import io.shardflow.it.support.TestStack;
+import io.shardflow.stack.PipelineSettings;
+import io.shardflow.stack.StackEndpoints;
+import io.shardflow.stack.S3Kind;
 import java.net.ServerSocket;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -26,13 +24,15 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * SIGTERM reaches each service, run from its distribution as a real process, in the middle of a
- * stream of samples: each exits 0 well within its shutdown timeout, readiness drops and comes back
- * after the restart, and the dataset ends with every published sample exactly once.
+ * stream of samples: each exits 0 well within its shutdown timeout, /ready answers 200 again after
+ * the restart, and the dataset ends with every published sample exactly once. The servers run
+ * as local processes, and once more as containers.
  */
 class GracefulShutdownTest {
 
@@ -44,14 +44,13 @@ class GracefulShutdownTest {
     @TempDir
     Path work;
 
-    @Test
-    void shouldStopEachServiceCleanlyOnSigtermMidRunWithoutLosingOrDuplicatingASample() throws Exception {
-        try (LocalStack stack = LocalStack.start(StackConfig.defaults(work.resolve("stack")))) {
-            StackEndpoints endpoints = StackEndpoints.of(stack);
-            S3ObjectStore store = S3ObjectStore.connect(endpoints.s3Settings());
-            new DatasetCatalog(store).create(new DatasetSpec(DATASET, VERSION,
-                    List.of(TensorSpec.parse("image:float32:3x8x8"), TensorSpec.parse("label:int64")),
-                    "label", "it", "graceful shutdown", 0, false, Instant.now()));
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(StackSource.class)
+    void shouldStopEachServiceCleanlyOnSigtermMidRunWithoutLosingOrDuplicatingASample(StackSource source) throws Exception {
+        try (TestStack stack = TestStack.start(work, S3Kind.MINIO, source)) {
+            StackEndpoints endpoints = stack.endpoints();
+            S3ObjectStore store = stack.store();
+            stack.createDataset(DATASET, VERSION, "graceful shutdown", "image:float32:3x8x8", "label:int64");
 
             Map<String, String> ingestSettings = new HashMap<>(PipelineSettings.ingest(endpoints, 40, 1 << 20,
                     Duration.ofSeconds(2), work.resolve("ingest-state")));
