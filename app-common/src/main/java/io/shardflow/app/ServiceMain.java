@@ -42,6 +42,10 @@ public final class ServiceMain {
         // Any other way the JVM goes down (System.exit elsewhere, SIGHUP) still closes the service.
         Runtime.getRuntime().addShutdownHook(new Thread(closeOnce, name + "-shutdown"));
         try {
+            running.awaitTermination();
+            // A stop in progress (SIGTERM) finishes, its last log lines included, before the JVM
+            // exits; only then is the exit code final (a stop that ran out of time sets 1).
+            closeOnce.run();
             return running.awaitTermination();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -65,11 +69,14 @@ public final class ServiceMain {
         }
     }
 
+    /** Runs {@code action} the first time; a later caller waits until that first run has finished. */
     private static Runnable once(Runnable action) {
         AtomicBoolean done = new AtomicBoolean();
         return () -> {
-            if (done.compareAndSet(false, true)) {
-                action.run();
+            synchronized (done) {
+                if (done.compareAndSet(false, true)) {
+                    action.run();
+                }
             }
         };
     }

@@ -9,6 +9,10 @@ import io.shardflow.stack.TopicSpec;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -16,6 +20,7 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.awaitility.Awaitility;
 import org.testcontainers.DockerClientFactory;
 import org.testcontainers.containers.GenericContainer;
 import org.testcontainers.containers.Network;
@@ -78,7 +83,9 @@ public final class ContainerStack implements AutoCloseable {
                     .waitingFor(Wait.forLogMessage(".*Kafka Server started.*", 1).withStartupTimeout(Duration.ofMinutes(3))));
             stack.add(container("apicurio-registry", network, registryPort, 8080)
                     .withNetworkAliases("registry")
-                    .waitingFor(Wait.forLogMessage(".*Listening on.*", 1).withStartupTimeout(Duration.ofMinutes(3))));
+                    .waitingFor(Wait.forLogMessage(".*RegistryStorage implementation.*", 1).withStartupTimeout(Duration.ofMinutes(3))));
+            // The registry logs nothing once it listens: ask it, the way the compose healthcheck does.
+            awaitHttpOk(URI.create(endpoints.registryUrl() + "/system/info"), Duration.ofMinutes(3));
             stack.add(container("minio", network, s3Port, 9000)
                     .withEnv(Map.of("MINIO_ROOT_USER", ACCESS_KEY, "MINIO_ROOT_PASSWORD", SECRET_KEY))
                     .withCommand("server", "/data", "--address", ":9000")
@@ -101,6 +108,13 @@ public final class ContainerStack implements AutoCloseable {
                 .withCreateContainerCmdModifier(cmd -> cmd.withExposedPorts(ExposedPort.tcp(containerPort))
                         .getHostConfig().withPortBindings(new PortBinding(Ports.Binding.bindIpAndPort("127.0.0.1", hostPort),
                                 ExposedPort.tcp(containerPort))));
+    }
+
+    private static void awaitHttpOk(URI uri, Duration timeout) {
+        HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+        Awaitility.await().atMost(timeout).pollInterval(Duration.ofMillis(500)).ignoreExceptions().until(() ->
+                http.send(HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(2)).build(), HttpResponse.BodyHandlers.discarding())
+                        .statusCode() == 200);
     }
 
     private void add(GenericContainer<?> container) {
