@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The test command (README command two; .ci/run calls it): installs what the tests need, then runs
 # every Java test (unit tests and the integration tests against a real Kafka broker, Apicurio
-# Registry, S3Proxy and MinIO started as local processes) and the Python tests.
+# Registry, S3Proxy and MinIO started as local processes), the Kubernetes manifest validation, the
+# docker compose test on locally built images, and the Python tests.
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$ROOT"
@@ -12,8 +13,22 @@ echo "== preparing Python (h5py, numpy, boto3, pytest) =="
 PYTHON=$(bash scripts/setup-python.sh | tail -n 1)
 export SHARDFLOW_PYTHON="$PYTHON"
 
+echo "== Container images (for the Testcontainers runs and the compose test) =="
+if bash scripts/docker-engine.sh; then
+  mvn -B -ntp -q -DskipTests install
+  bash scripts/build-images.sh --all 2>&1 | grep -v -E 'DEPRECATED|BuildKit|environment-variable|^$'
+else
+  echo "no Docker engine can be started here: the container runs will be reported as skipped"
+fi
+
 echo "== Java: unit and integration tests =="
 mvn -B -ntp install
+
+echo "== Kubernetes manifests: render and validate offline =="
+bash scripts/k8s-validate.sh
+
+echo "== Containers: images and docker compose (skips only when no Docker engine can start) =="
+bash scripts/compose-test.sh
 
 echo "== Python tests =="
 "$PYTHON" -m pytest -q python/tests

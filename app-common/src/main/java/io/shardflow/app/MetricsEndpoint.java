@@ -8,12 +8,18 @@ import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
+import java.util.function.BooleanSupplier;
 
-/** Serves {@code /metrics} in Prometheus text format and {@code /health} from the JDK's HTTP server. */
+/**
+ * Serves {@code /metrics} in Prometheus text format, {@code /health} (the process answers: liveness)
+ * and {@code /ready} (200 once the service is connected and has work assigned, 503 before and while
+ * it is failing: readiness) from the JDK's HTTP server.
+ */
 public final class MetricsEndpoint implements AutoCloseable {
 
     private final PrometheusMeterRegistry registry;
     private final HttpServer server;
+    private volatile BooleanSupplier readiness = () -> false;
 
     private MetricsEndpoint(PrometheusMeterRegistry registry, HttpServer server) {
         this.registry = registry;
@@ -27,19 +33,41 @@ public final class MetricsEndpoint implements AutoCloseable {
             HttpServer server = HttpServer.create(new InetSocketAddress(host, port), 0);
             server.createContext("/metrics", exchange -> respond(exchange, registry.scrape()));
             server.createContext("/health", exchange -> respond(exchange, "ok\n"));
+            MetricsEndpoint endpoint = new MetricsEndpoint(registry, server);
+            server.createContext("/ready", exchange -> {
+                boolean ready = endpoint.isReady();
+                respond(exchange, ready ? 200 : 503, ready ? "ready\n" : "not ready\n");
+            });
             server.start();
-            return new MetricsEndpoint(registry, server);
+            return endpoint;
         } catch (IOException e) {
             throw new UncheckedIOException("cannot serve metrics on " + host + ":" + port, e);
         }
     }
 
     private static void respond(com.sun.net.httpserver.HttpExchange exchange, String body) throws IOException {
+        respond(exchange, 200, body);
+    }
+
+    private static void respond(com.sun.net.httpserver.HttpExchange exchange, int status, String body) throws IOException {
         byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
         exchange.getResponseHeaders().add("Content-Type", "text/plain; version=0.0.4; charset=utf-8");
-        exchange.sendResponseHeaders(200, bytes.length);
+        exchange.sendResponseHeaders(status, bytes.length);
         try (OutputStream out = exchange.getResponseBody()) {
             out.write(bytes);
+        }
+    }
+
+    /** What {@code /ready} asks; until it is set the service is not ready. */
+    public void readiness(BooleanSupplier check) {
+        this.readiness = check;
+    }
+
+    private boolean isReady() {
+        try {
+            return readiness.getAsBoolean();
+        } catch (RuntimeException e) {
+            return false;
         }
     }
 

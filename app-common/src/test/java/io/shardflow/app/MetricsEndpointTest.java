@@ -6,6 +6,7 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.Test;
 
 class MetricsEndpointTest {
@@ -24,6 +25,25 @@ class MetricsEndpointTest {
             assertThat(metrics.statusCode()).isEqualTo(200);
             assertThat(metrics.body()).contains("shardflow_ingest_samples_accepted_total 3.0");
             assertThat(get(endpoint.port(), "/health").body()).isEqualTo("ok\n");
+        }
+    }
+
+    @Test
+    void shouldAnswerReadyOnlyWhileTheServiceSaysSo() throws Exception {
+        try (MetricsEndpoint endpoint = MetricsEndpoint.start("127.0.0.1", 0)) {
+            assertThat(get(endpoint.port(), "/ready").statusCode()).as("not ready before a check is set").isEqualTo(503);
+            AtomicBoolean assigned = new AtomicBoolean(false);
+            endpoint.readiness(assigned::get);
+            assertThat(get(endpoint.port(), "/ready").statusCode()).isEqualTo(503);
+            assigned.set(true);
+            HttpResponse<String> ready = get(endpoint.port(), "/ready");
+            assertThat(ready.statusCode()).isEqualTo(200);
+            assertThat(ready.body()).isEqualTo("ready\n");
+            endpoint.readiness(() -> {
+                throw new IllegalStateException("client closed");
+            });
+            assertThat(get(endpoint.port(), "/ready").statusCode()).as("a failing check is not ready").isEqualTo(503);
+            assertThat(get(endpoint.port(), "/health").statusCode()).as("alive all along").isEqualTo(200);
         }
     }
 }

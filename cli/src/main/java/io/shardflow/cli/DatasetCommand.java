@@ -55,9 +55,14 @@ final class DatasetCommand {
         long maxSampleBytes;
         @Option(names = "--allow-non-finite", description = "accept NaN and infinity in float tensors")
         boolean allowNonFinite;
+        @Option(names = "--create-bucket", description = "create the bucket first if it does not exist (a fresh deployment's init)")
+        boolean createBucket;
 
         @Override
         public Integer call() {
+            if (createBucket) {
+                store().ensureBucket();
+            }
             List<TensorSpec> parsed = tensors.stream().map(TensorSpec::parse).toList();
             DatasetSpec spec = new DatasetSpec(name, version, parsed, label, author, description, maxSampleBytes,
                     allowNonFinite, clock.instant());

@@ -9,6 +9,7 @@ import io.shardflow.app.FatalErrors;
 import io.shardflow.app.MetricsEndpoint;
 import io.shardflow.app.RegistryConfig;
 import io.shardflow.app.S3Config;
+import io.shardflow.app.ServiceConfig;
 import io.shardflow.app.ServiceMain;
 import io.shardflow.app.StartupChecks;
 import io.shardflow.dataset.catalog.DatasetCatalog;
@@ -28,6 +29,7 @@ import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import org.apache.kafka.common.serialization.Deserializer;
+import org.apache.kafka.streams.CloseOptions;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.errors.StreamsUncaughtExceptionHandler.StreamThreadExceptionResponse;
 import org.slf4j.Logger;
@@ -40,12 +42,14 @@ public final class IngestApp implements ServiceMain.RunningService {
 
     private final KafkaStreams streams;
     private final MetricsEndpoint metricsEndpoint;
+    private final Duration shutdownTimeout;
     private final CountDownLatch stopped = new CountDownLatch(1);
     private volatile int exitCode;
 
-    private IngestApp(KafkaStreams streams, MetricsEndpoint metricsEndpoint) {
+    private IngestApp(KafkaStreams streams, MetricsEndpoint metricsEndpoint, Duration shutdownTimeout) {
         this.streams = streams;
         this.metricsEndpoint = metricsEndpoint;
+        this.shutdownTimeout = shutdownTimeout;
     }
 
     public static void main(String[] args) {
@@ -66,8 +70,7 @@ public final class IngestApp implements ServiceMain.RunningService {
                 IngestConfig.REGISTRY_URL);
         Map<String, Object> serdeSettings = RegistryConfig.serdeSettings(config, registryUrl);
 
-        int metricsPort = config.getInt(IngestConfig.METRICS_PORT);
-        MetricsEndpoint endpoint = metricsPort >= 0 ? MetricsEndpoint.start("127.0.0.1", metricsPort) : null;
+        MetricsEndpoint endpoint = ServiceConfig.startEndpoint(config, config.getInt(IngestConfig.METRICS_PORT));
         MeterRegistry meters = endpoint != null ? endpoint.registry() : new SimpleMeterRegistry();
 
         SampleValidator validator = new SampleValidator(
@@ -81,7 +84,11 @@ public final class IngestApp implements ServiceMain.RunningService {
                 new IngestMetrics(meters));
 
         KafkaStreams streams = new KafkaStreams(topology, config.streamsProperties());
-        IngestApp app = new IngestApp(streams, endpoint);
+        IngestApp app = new IngestApp(streams, endpoint, ServiceConfig.shutdownTimeout(config));
+        if (endpoint != null) {
+            // Ready once every stream thread has its tasks and is processing, not merely connected.
+            endpoint.readiness(() -> streams.state() == KafkaStreams.State.RUNNING);
+        }
         FatalErrors fatal = FatalErrors.halting("ingest-app");
         streams.setUncaughtExceptionHandler(failure -> app.onStreamFailure(failure, fatal));
         streams.setStateListener((now, before) -> {
@@ -144,9 +151,22 @@ public final class IngestApp implements ServiceMain.RunningService {
         return exitCode;
     }
 
+    /**
+     * Closes Kafka Streams within the shutdown timeout: the open transaction is committed or aborted
+     * and the instance leaves its group, so its tasks move at once. A close that runs out of time
+     * exits 1; nothing is lost either way, the next owner resumes from the last committed transaction.
+     */
     @Override
     public void close() {
-        streams.close(Duration.ofSeconds(30));
+        long started = System.nanoTime();
+        // Leaving the group hands the tasks over now instead of after the session timeout.
+        if (streams.close(CloseOptions.timeout(shutdownTimeout)
+                .withGroupMembershipOperation(CloseOptions.GroupMembershipOperation.LEAVE_GROUP))) {
+            LOG.info("ingest-app stopped in {} ms", Duration.ofNanos(System.nanoTime() - started).toMillis());
+        } else {
+            LOG.warn("ingest-app did not stop within {} ms; exiting anyway", shutdownTimeout.toMillis());
+            exitCode = 1;
+        }
         if (metricsEndpoint != null) {
             metricsEndpoint.close();
         }

@@ -15,6 +15,7 @@ import io.shardflow.edge.SyntheticSamples;
 import io.shardflow.ingest.IngestApp;
 import io.shardflow.it.support.TestStack;
 import io.shardflow.sink.ShardSinkApp;
+import io.shardflow.it.support.StackSource;
 import io.shardflow.stack.PipelineSettings;
 import io.shardflow.stack.S3Kind;
 import io.shardflow.stack.StackEndpoints;
@@ -32,6 +33,7 @@ import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -42,12 +44,14 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * The walking skeleton on real parts: a real Kafka broker, Apicurio registry and S3 server (S3Proxy
  * and MinIO), ingest-app and shard-sink running for real, samples published through the edge client,
- * and the result checked from object storage and through h5py.
+ * and the result checked from object storage and through h5py. The servers run as local processes,
+ * and once more as containers on the locally built images.
  */
 class PipelineTest {
 
@@ -58,10 +62,15 @@ class PipelineTest {
     @TempDir
     Path work;
 
-    @ParameterizedTest(name = "{0}")
-    @EnumSource(S3Kind.class)
-    void shouldCommitEveryPublishedSampleExactlyOnceWithTheValuesPublished(S3Kind s3Kind) throws Exception {
-        try (TestStack stack = TestStack.start(work, s3Kind)) {
+    static Stream<Arguments> stacks() {
+        return Stream.of(Arguments.of(StackSource.LOCAL_PROCESSES, S3Kind.S3PROXY), Arguments.of(StackSource.LOCAL_PROCESSES, S3Kind.MINIO),
+                Arguments.of(StackSource.CONTAINERS, S3Kind.MINIO));
+    }
+
+    @ParameterizedTest(name = "{0} {1}")
+    @MethodSource("stacks")
+    void shouldCommitEveryPublishedSampleExactlyOnceWithTheValuesPublished(StackSource source, S3Kind s3Kind) throws Exception {
+        try (TestStack stack = TestStack.start(work, s3Kind, source)) {
             StackEndpoints endpoints = stack.endpoints();
             S3ObjectStore store = stack.store();
             stack.createDataset(DATASET, VERSION, "pipeline test", "image:float32:3x8x8", "label:int64");

@@ -6,6 +6,7 @@ import io.shardflow.app.ConfigFiles;
 import io.shardflow.app.FatalErrors;
 import io.shardflow.app.MetricsEndpoint;
 import io.shardflow.app.S3Config;
+import io.shardflow.app.ServiceConfig;
 import io.shardflow.app.ServiceMain;
 import io.shardflow.app.StartupChecks;
 import io.shardflow.dataset.retry.Retrier;
@@ -27,6 +28,8 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.slf4j.Logger;
@@ -40,11 +43,15 @@ public final class ShardSinkApp implements ServiceMain.RunningService {
     private final SinkWorker worker;
     private final Thread thread;
     private final MetricsEndpoint metricsEndpoint;
+    private final Duration shutdownTimeout;
     private final AtomicInteger exitCode = new AtomicInteger();
+    /** Counted down when the worker ends, or when a stop gives up waiting for it. */
+    private final CountDownLatch finished = new CountDownLatch(1);
 
-    private ShardSinkApp(SinkWorker worker, MetricsEndpoint metricsEndpoint) {
+    private ShardSinkApp(SinkWorker worker, MetricsEndpoint metricsEndpoint, Duration shutdownTimeout) {
         this.worker = worker;
         this.metricsEndpoint = metricsEndpoint;
+        this.shutdownTimeout = shutdownTimeout;
         this.thread = new Thread(this::runWorker, "shard-sink-worker");
         // Also when started without main (the CLI's run sink, tests): a JVM error ends the process non-zero.
         this.thread.setUncaughtExceptionHandler(FatalErrors.halting("shard-sink"));
@@ -68,8 +75,7 @@ public final class ShardSinkApp implements ServiceMain.RunningService {
         checks.objectStore(store, config.s3().endpoint(), S3Config.ENDPOINT, S3Config.BUCKET);
         checks.kafka(config.bootstrapServers(), config.kafkaClientSettings(), SinkConfig.BOOTSTRAP_SERVERS);
 
-        int metricsPort = config.getInt(SinkConfig.METRICS_PORT);
-        MetricsEndpoint endpoint = metricsPort >= 0 ? MetricsEndpoint.start("127.0.0.1", metricsPort) : null;
+        MetricsEndpoint endpoint = ServiceConfig.startEndpoint(config, config.getInt(SinkConfig.METRICS_PORT));
         MeterRegistry meters = endpoint != null ? endpoint.registry() : new SimpleMeterRegistry();
 
         SpoolDirectory spools = SpoolDirectory.open(config.spoolDir().resolve("spool"));
@@ -85,7 +91,10 @@ public final class ShardSinkApp implements ServiceMain.RunningService {
                 config.getString(SinkConfig.TOPIC_ASSIGNMENTS), config.pollTimeout(), spools, finisher,
                 new ReplayCheck(committer::isCommitted, backpressure::inOutage, System::nanoTime), backpressure,
                 new SinkMetrics(meters), hook);
-        ShardSinkApp app = new ShardSinkApp(worker, endpoint);
+        ShardSinkApp app = new ShardSinkApp(worker, endpoint, ServiceConfig.shutdownTimeout(config));
+        if (endpoint != null) {
+            endpoint.readiness(worker::isReady);
+        }
         app.thread.start();
         LOG.info("shard-sink started: {} -> {} ({}), spool {}", config.getString(SinkConfig.TOPIC_ASSIGNMENTS),
                 config.s3().endpoint(), config.s3().bucket(), config.spoolDir());
@@ -113,20 +122,36 @@ public final class ShardSinkApp implements ServiceMain.RunningService {
             // Offsets only ever moved past durable commits, so a restart resumes safely from them.
             LOG.error("shard-sink stopped on an error; restart it to resume from the last committed offsets", e);
             exitCode.set(1);
+        } finally {
+            finished.countDown();
         }
     }
 
     @Override
     public int awaitTermination() throws InterruptedException {
-        thread.join();
+        finished.await();
         return exitCode.get();
     }
 
+    /**
+     * Stops polling; an upload and commit in flight finishes, then the offsets of what is in the log
+     * are committed and the consumer leaves its group. If that takes longer than the shutdown
+     * timeout the work is abandoned: its offsets were never committed, so the next owner redoes it
+     * and the commit protocol recognises whatever had already reached the log.
+     */
     @Override
     public void close() {
+        long started = System.nanoTime();
         worker.stop();
         try {
-            thread.join(Duration.ofSeconds(30).toMillis());
+            if (finished.await(shutdownTimeout.toMillis(), TimeUnit.MILLISECONDS)) {
+                LOG.info("shard-sink stopped in {} ms", Duration.ofNanos(System.nanoTime() - started).toMillis());
+            } else {
+                LOG.warn("shard-sink did not stop within {} ms; abandoning in-flight work (its offsets are not committed)",
+                        shutdownTimeout.toMillis());
+                exitCode.set(1);
+                finished.countDown();
+            }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }

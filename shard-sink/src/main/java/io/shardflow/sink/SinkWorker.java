@@ -56,6 +56,8 @@ public final class SinkWorker implements Runnable, ConsumerRebalanceListener {
     private final OffsetTracker offsets = new OffsetTracker();
     private final ShardBook shards = new ShardBook();
     private final AtomicBoolean running = new AtomicBoolean(true);
+    /** Read by the /ready probe from another thread: partitions assigned and no object-store outage. */
+    private volatile boolean ready;
 
     SinkWorker(Consumer<byte[], byte[]> consumer, String topic, Duration pollTimeout, SpoolDirectory spools,
                ShardFinisher finisher, ReplayCheck replays, Backpressure backpressure, SinkMetrics metrics, SinkHook hook) {
@@ -85,6 +87,8 @@ public final class SinkWorker implements Runnable, ConsumerRebalanceListener {
                 throw e;
             }
         } finally {
+            ready = false;
+            commitDurableOffsetsBeforeClose();
             shards.dropAll();
             consumer.close();
         }
@@ -102,6 +106,7 @@ public final class SinkWorker implements Runnable, ConsumerRebalanceListener {
         }
         offsetCommitter.commit();
         pauser.apply(shards.partitionsWithOpenShards(), spools.bytes());
+        ready = !consumer.assignment().isEmpty() && !backpressure.inOutage();
         metrics.openShards.set(shards.openCount());
         metrics.pendingShards.set(shards.pendingCount());
         metrics.spoolBytes.set(spools.bytes());
@@ -154,6 +159,28 @@ public final class SinkWorker implements Runnable, ConsumerRebalanceListener {
             LOG.info("snapshot {}: committed {} shards ({} already present)", result.snapshotId(),
                     result.committed().size(), result.alreadyCommitted().size());
         }
+    }
+
+    /**
+     * On a stop, the offsets of shards that reached the log go to the broker before the consumer
+     * leaves, so the next owner does not replay them. A wakeup meant for the poll may still be
+     * pending and interrupt the first attempt; then it is made once more.
+     */
+    private void commitDurableOffsetsBeforeClose() {
+        try {
+            try {
+                offsetCommitter.commit();
+            } catch (WakeupException e) {
+                offsetCommitter.commit();
+            }
+        } catch (RuntimeException e) {
+            LOG.warn("final offset commit failed; the next owner replays from the previous one: {}", e.toString());
+        }
+    }
+
+    /** Whether this instance owns partitions and is not held up by an object-store outage. */
+    public boolean isReady() {
+        return ready;
     }
 
     @Override

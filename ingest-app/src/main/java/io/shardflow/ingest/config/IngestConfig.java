@@ -3,6 +3,7 @@ package io.shardflow.ingest.config;
 import io.shardflow.app.KafkaClientConfig;
 import io.shardflow.app.RegistryConfig;
 import io.shardflow.app.S3Config;
+import io.shardflow.app.ServiceConfig;
 import io.shardflow.dataset.store.S3Settings;
 import io.shardflow.ingest.seal.SealLimits;
 import io.shardflow.ingest.topology.IngestTopology;
@@ -94,12 +95,13 @@ public final class IngestConfig extends AbstractConfig {
             .define(SPEC_CACHE_MAX_ENTRIES, Type.LONG, 10_000L, Range.atLeast(1), Importance.LOW,
                     "most dataset versions (known and unknown) remembered by the spec cache")
             .define(METRICS_PORT, Type.INT, -1, Range.atLeast(-1), Importance.LOW,
-                    "port of the Prometheus /metrics endpoint on 127.0.0.1; -1 disables it, 0 picks a free port");
+                    "port of the /metrics, /health and /ready endpoint (on metrics.host); -1 disables it, 0 picks a free port");
 
     static {
         S3Config.define(DEFINITION);
         KafkaClientConfig.define(DEFINITION);
         RegistryConfig.define(DEFINITION);
+        ServiceConfig.define(DEFINITION);
     }
 
     public IngestConfig(Map<?, ?> settings) {

@@ -11,21 +11,24 @@ import io.shardflow.stack.StackEndpoints;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.Arrays;
+import org.junit.jupiter.api.Assumptions;
 
 /**
- * The set-up every integration test shares: a real local stack (broker, registry, S3 server as
- * processes) in {@code <work>/stack}, its endpoints, a client of its object store and the dataset
- * catalog on it. Closing it stops the servers.
+ * The set-up every integration test shares: a real stack (broker, registry, S3 server) in
+ * {@code <work>/stack}, its endpoints, a client of its object store and the dataset catalog on it.
+ * The servers run as local processes, or as containers ({@link StackSource}). Closing it stops them.
  */
 public final class TestStack implements AutoCloseable {
 
     private final LocalStack servers;
+    private final AutoCloseable running;
     private final StackEndpoints endpoints;
     private final S3ObjectStore store;
 
-    private TestStack(LocalStack servers) {
+    private TestStack(LocalStack servers, AutoCloseable running, StackEndpoints endpoints) {
         this.servers = servers;
-        this.endpoints = StackEndpoints.of(servers);
+        this.running = running;
+        this.endpoints = endpoints;
         this.store = S3ObjectStore.connect(endpoints.s3Settings());
     }
 
@@ -35,10 +38,30 @@ public final class TestStack implements AutoCloseable {
     }
 
     public static TestStack start(Path work, S3Kind s3) {
-        return new TestStack(LocalStack.start(StackConfig.defaults(work.resolve("stack")).withS3Kind(s3)));
+        LocalStack servers = LocalStack.start(StackConfig.defaults(work.resolve("stack")).withS3Kind(s3));
+        return new TestStack(servers, servers, StackEndpoints.of(servers));
     }
 
+    /**
+     * A stack from {@code source}; containers always run MinIO. Where no Docker engine answers, a
+     * container stack aborts the test with that reason (reported as skipped): the only case it does
+     * not run.
+     */
+    public static TestStack start(Path work, S3Kind s3, StackSource source) {
+        if (source == StackSource.LOCAL_PROCESSES) {
+            return start(work, s3);
+        }
+        Assumptions.assumeTrue(ContainerStack.engineAvailable(),
+                "no Docker engine answers: start one with scripts/docker-engine.sh to run the container stack");
+        ContainerStack containers = ContainerStack.start();
+        return new TestStack(null, containers, containers.endpoints());
+    }
+
+    /** The local server processes, for tests that kill or restart one; not available for containers. */
     public LocalStack servers() {
+        if (servers == null) {
+            throw new IllegalStateException("this stack runs in containers, not as local processes");
+        }
         return servers;
     }
 
@@ -72,6 +95,10 @@ public final class TestStack implements AutoCloseable {
 
     @Override
     public void close() {
-        servers.close();
+        try {
+            running.close();
+        } catch (Exception e) {
+            throw new IllegalStateException("cannot stop the stack", e);
+        }
     }
 }

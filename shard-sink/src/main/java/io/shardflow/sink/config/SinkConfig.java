@@ -2,6 +2,7 @@ package io.shardflow.sink.config;
 
 import io.shardflow.app.KafkaClientConfig;
 import io.shardflow.app.S3Config;
+import io.shardflow.app.ServiceConfig;
 import io.shardflow.dataset.store.S3Settings;
 import io.shardflow.sink.flow.Backpressure;
 import java.lang.management.ManagementFactory;
@@ -55,7 +56,7 @@ public final class SinkConfig extends AbstractConfig {
                             + "retrying the pending shards with backoff (backpressure) until the store answers")
             .define(RETRY_BACKOFF_MS, Type.LONG, 200L, Range.atLeast(1), Importance.LOW, "first retry delay; doubles, with jitter")
             .define(METRICS_PORT, Type.INT, -1, Range.atLeast(-1), Importance.LOW,
-                    "port of the Prometheus /metrics endpoint on 127.0.0.1; -1 disables it, 0 picks a free port")
+                    "port of the /metrics, /health and /ready endpoint (on metrics.host); -1 disables it, 0 picks a free port")
             .define(SPOOL_MAX_BYTES, Type.LONG, 4L << 30, Range.atLeast(1), Importance.MEDIUM,
                     "spool budget: above it, partitions that hold no open shard are paused until sealed shards are committed")
             .define(BACKPRESSURE_BACKOFF_MS, Type.LONG, 1_000L, Range.atLeast(1), Importance.LOW,
@@ -66,6 +67,7 @@ public final class SinkConfig extends AbstractConfig {
     static {
         S3Config.define(DEFINITION);
         KafkaClientConfig.define(DEFINITION);
+        ServiceConfig.define(DEFINITION);
     }
 
     public SinkConfig(Map<?, ?> settings) {
