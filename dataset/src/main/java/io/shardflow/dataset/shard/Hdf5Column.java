@@ -19,6 +19,7 @@ import static org.bytedeco.hdf5.global.hdf5.H5Sselect_hyperslab;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.List;
+import org.bytedeco.hdf5.global.hdf5;
 import org.bytedeco.javacpp.BytePointer;
 
 /**
@@ -62,14 +63,16 @@ final class Hdf5Column implements AutoCloseable {
         this.rowShape = rowShape.stream().mapToLong(Integer::longValue).toArray();
         this.rowBytes = rowBytes;
         this.chunkRows = Math.max(1, Math.min(Math.max(1, totalRows), Math.min(TARGET_CHUNK_BYTES, MAX_CHUNK_BYTES) / rowBytes));
-        long space = ids.space(H5Screate_simple(rank(), dims(0), dims(UNLIMITED)), "H5Screate_simple(" + name + ")");
-        long dcpl = ids.properties(H5Pcreate(H5P_CLS_DATASET_CREATE_ID_g()), "H5Pcreate(dataset " + name + ")");
+        long space = ids.keep(H5Screate_simple(rank(), dims(0), dims(UNLIMITED)), hdf5::H5Sclose,
+                "H5Screate_simple(" + name + ")");
+        long dcpl = ids.keep(H5Pcreate(H5P_CLS_DATASET_CREATE_ID_g()), hdf5::H5Pclose, "H5Pcreate(dataset " + name + ")");
         check(H5Pset_chunk(dcpl, rank(), dims(chunkRows)), "H5Pset_chunk(" + name + ")");
         // No modification times in object headers: the same rows must give the same bytes.
         check(H5Pset_obj_track_times(dcpl, false), "H5Pset_obj_track_times(" + name + ")");
         // The unused tail of the last chunk is written as fill (zeros), never as whatever memory held.
         check(H5Pset_fill_time(dcpl, H5D_FILL_TIME_ALLOC), "H5Pset_fill_time(" + name + ")");
-        this.dataset = ids.dataset(H5Dcreate2(location, new BytePointer(name, StandardCharsets.UTF_8), type, space, H5P_DEFAULT, dcpl, H5P_DEFAULT),
+        BytePointer utf8Name = new BytePointer(name, StandardCharsets.UTF_8);
+        this.dataset = ids.keep(H5Dcreate2(location, utf8Name, type, space, H5P_DEFAULT, dcpl, H5P_DEFAULT), hdf5::H5Dclose,
                 "H5Dcreate2(" + name + ")");
         this.buffer = new BytePointer(chunkRows * rowBytes);
     }
@@ -106,12 +109,13 @@ final class Hdf5Column implements AutoCloseable {
         }
         check(H5Dset_extent(dataset, dims(written + buffered)), "H5Dset_extent(" + name + ")");
         try (Hdf5Ids ids = new Hdf5Ids()) {
-            long fileSpace = ids.space(H5Dget_space(dataset), "H5Dget_space(" + name + ")");
+            long fileSpace = ids.keep(H5Dget_space(dataset), hdf5::H5Sclose, "H5Dget_space(" + name + ")");
             long[] start = dims(written);
             Arrays.fill(start, 1, start.length, 0);
             check(H5Sselect_hyperslab(fileSpace, H5S_SELECT_SET, start, null, dims(buffered), (long[]) null),
                     "H5Sselect_hyperslab(" + name + ")");
-            long memorySpace = ids.space(H5Screate_simple(rank(), dims(buffered), (long[]) null), "H5Screate_simple(" + name + " rows)");
+            long memorySpace = ids.keep(H5Screate_simple(rank(), dims(buffered), (long[]) null), hdf5::H5Sclose,
+                    "H5Screate_simple(" + name + " rows)");
             check(H5Dwrite(dataset, memoryType, memorySpace, fileSpace, H5P_DEFAULT, buffer.position(0)), "H5Dwrite(" + name + ")");
         }
         written += buffered;

@@ -1,13 +1,5 @@
 package io.shardflow.dataset.shard;
 
-import static org.bytedeco.hdf5.global.hdf5.H5Aclose;
-import static org.bytedeco.hdf5.global.hdf5.H5Dclose;
-import static org.bytedeco.hdf5.global.hdf5.H5Fclose;
-import static org.bytedeco.hdf5.global.hdf5.H5Gclose;
-import static org.bytedeco.hdf5.global.hdf5.H5Pclose;
-import static org.bytedeco.hdf5.global.hdf5.H5Sclose;
-import static org.bytedeco.hdf5.global.hdf5.H5Tclose;
-
 import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.function.LongToIntFunction;
@@ -32,35 +24,11 @@ final class Hdf5Ids implements AutoCloseable {
         return status;
     }
 
-    long file(long id, String call) {
-        return keep(id, f -> H5Fclose(f), call);
-    }
-
-    long group(long id, String call) {
-        return keep(id, g -> H5Gclose(g), call);
-    }
-
-    long dataset(long id, String call) {
-        return keep(id, d -> H5Dclose(d), call);
-    }
-
-    long space(long id, String call) {
-        return keep(id, s -> H5Sclose(s), call);
-    }
-
-    long type(long id, String call) {
-        return keep(id, t -> H5Tclose(t), call);
-    }
-
-    long properties(long id, String call) {
-        return keep(id, p -> H5Pclose(p), call);
-    }
-
-    long attribute(long id, String call) {
-        return keep(id, a -> H5Aclose(a), call);
-    }
-
-    private long keep(long id, LongToIntFunction closer, String call) {
+    /**
+     * Keeps an id a call returned, to be closed by {@code closer} (such as {@code hdf5::H5Dclose});
+     * a negative id means the call failed and becomes an exception naming it.
+     */
+    long keep(long id, LongToIntFunction closer, String call) {
         if (id < 0) {
             throw new IllegalStateException("HDF5 " + call + " failed (id " + id + ")");
         }

@@ -41,6 +41,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import org.bytedeco.hdf5.global.hdf5;
 import org.bytedeco.javacpp.BytePointer;
 import org.bytedeco.javacpp.Pointer;
 import org.slf4j.Logger;
@@ -97,16 +98,17 @@ public final class StreamingShardWriter implements ShardFileWriter {
         long n = rows.size();
         List<Hdf5Column> columns = new ArrayList<>();
         try (Hdf5Ids ids = new Hdf5Ids()) {
-            long fcpl = ids.properties(H5Pcreate(H5P_CLS_FILE_CREATE_ID_g()), "H5Pcreate(file)");
+            long fcpl = ids.keep(H5Pcreate(H5P_CLS_FILE_CREATE_ID_g()), hdf5::H5Pclose, "H5Pcreate(file)");
             // Without this the root group's object header records its creation time.
             check(H5Pset_obj_track_times(fcpl, false), "H5Pset_obj_track_times(file)");
-            long file = ids.file(H5Fcreate(new BytePointer(target.toString(), StandardCharsets.UTF_8), H5F_ACC_TRUNC, fcpl, H5P_DEFAULT),
+            BytePointer path = new BytePointer(target.toString(), StandardCharsets.UTF_8);
+            long file = ids.keep(H5Fcreate(path, H5F_ACC_TRUNC, fcpl, H5P_DEFAULT), hdf5::H5Fclose,
                     "H5Fcreate(" + target + ")");
             try {
                 writeRootAttributes(ids, file, spec, id, n);
-                long gcpl = ids.properties(H5Pcreate(H5P_CLS_GROUP_CREATE_ID_g()), "H5Pcreate(group)");
+                long gcpl = ids.keep(H5Pcreate(H5P_CLS_GROUP_CREATE_ID_g()), hdf5::H5Pclose, "H5Pcreate(group)");
                 check(H5Pset_obj_track_times(gcpl, false), "H5Pset_obj_track_times(group)");
-                long tensors = ids.group(H5Gcreate2(file, ShardFormat.GROUP_TENSORS, H5P_DEFAULT, gcpl, H5P_DEFAULT),
+                long tensors = ids.keep(H5Gcreate2(file, ShardFormat.GROUP_TENSORS, H5P_DEFAULT, gcpl, H5P_DEFAULT), hdf5::H5Gclose,
                         "H5Gcreate2(" + ShardFormat.GROUP_TENSORS + ")");
 
                 List<Hdf5Column> tensorColumns = new ArrayList<>();
@@ -170,8 +172,9 @@ public final class StreamingShardWriter implements ShardFileWriter {
     }
 
     private static void writeAttribute(Hdf5Ids ids, long owner, String name, long type, ByteBuffer value) {
-        long space = ids.space(H5Screate(H5S_SCALAR), "H5Screate(attribute " + name + ")");
-        long attribute = ids.attribute(H5Acreate2(owner, name, type, space, H5P_DEFAULT, H5P_DEFAULT), "H5Acreate2(" + name + ")");
+        long space = ids.keep(H5Screate(H5S_SCALAR), hdf5::H5Sclose, "H5Screate(attribute " + name + ")");
+        long attribute = ids.keep(H5Acreate2(owner, name, type, space, H5P_DEFAULT, H5P_DEFAULT), hdf5::H5Aclose,
+                "H5Acreate2(" + name + ")");
         check(H5Awrite(attribute, type, new Pointer(value.position(0))), "H5Awrite(" + name + ")");
     }
 
@@ -180,7 +183,7 @@ public final class StreamingShardWriter implements ShardFileWriter {
     }
 
     private static long stringType(Hdf5Ids ids, int width, String usedBy) {
-        long type = ids.type(H5Tcopy(H5T_C_S1_g()), "H5Tcopy(string type for " + usedBy + ")");
+        long type = ids.keep(H5Tcopy(H5T_C_S1_g()), hdf5::H5Tclose, "H5Tcopy(string type for " + usedBy + ")");
         check(H5Tset_size(type, width), "H5Tset_size(" + usedBy + ")");
         check(H5Tset_strpad(type, H5T_STR_NULLTERM), "H5Tset_strpad(" + usedBy + ")");
         check(H5Tset_cset(type, H5T_CSET_UTF8), "H5Tset_cset(" + usedBy + ")");
