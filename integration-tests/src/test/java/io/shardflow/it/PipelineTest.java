@@ -14,7 +14,9 @@ import io.shardflow.edge.EdgePublisher;
 import io.shardflow.edge.SyntheticSamples;
 import io.shardflow.ingest.IngestApp;
 import io.shardflow.it.support.TestStack;
+import io.shardflow.dataset.shard.ShardWriterKind;
 import io.shardflow.sink.ShardSinkApp;
+import io.shardflow.sink.config.SinkConfig;
 import io.shardflow.stack.PipelineSettings;
 import io.shardflow.stack.S3Kind;
 import io.shardflow.stack.StackEndpoints;
@@ -40,6 +42,7 @@ import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -61,6 +64,16 @@ class PipelineTest {
     @ParameterizedTest(name = "{0}")
     @EnumSource(S3Kind.class)
     void shouldCommitEveryPublishedSampleExactlyOnceWithTheValuesPublished(S3Kind s3Kind) throws Exception {
+        runPipeline(s3Kind, Map.of());
+    }
+
+    /** The same run with shard-sink writing through the HDF Group's C library (streaming, bounded heap). */
+    @Test
+    void shouldCommitTheSameShardsWithTheStreamingShardWriter() throws Exception {
+        runPipeline(S3Kind.S3PROXY, Map.of(SinkConfig.SHARD_WRITER, ShardWriterKind.HDF5.settingValue()));
+    }
+
+    private void runPipeline(S3Kind s3Kind, Map<String, String> sinkSettings) throws Exception {
         try (TestStack stack = TestStack.start(work, s3Kind)) {
             StackEndpoints endpoints = stack.endpoints();
             S3ObjectStore store = stack.store();
@@ -68,7 +81,9 @@ class PipelineTest {
 
             IngestApp ingest = IngestApp.start(new HashMap<>(PipelineSettings.ingest(endpoints, 64, 1 << 20,
                     Duration.ofSeconds(2), work.resolve("ingest"))));
-            ShardSinkApp sink = ShardSinkApp.start(new HashMap<>(PipelineSettings.sink(endpoints, work.resolve("sink"), "it-sink")));
+            Map<String, Object> sinkConfig = new HashMap<>(PipelineSettings.sink(endpoints, work.resolve("sink"), "it-sink"));
+            sinkConfig.putAll(sinkSettings);
+            ShardSinkApp sink = ShardSinkApp.start(sinkConfig);
             try {
                 SyntheticSamples synthetic = new SyntheticSamples(DATASET, VERSION, "cam-7", 3, 8, 10, 99);
                 try (EdgePublisher publisher = EdgePublisher.create(endpoints.bootstrapServers(), endpoints.registryUrl(), "samples", Map.of())) {
