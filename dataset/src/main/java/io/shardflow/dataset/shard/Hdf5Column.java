@@ -62,7 +62,7 @@ final class Hdf5Column implements AutoCloseable {
         this.memoryType = type;
         this.rowShape = rowShape.stream().mapToLong(Integer::longValue).toArray();
         this.rowBytes = rowBytes;
-        this.chunkRows = Math.max(1, Math.min(Math.max(1, totalRows), Math.min(TARGET_CHUNK_BYTES, MAX_CHUNK_BYTES) / rowBytes));
+        this.chunkRows = Math.max(1, Math.min(totalRows, TARGET_CHUNK_BYTES / rowBytes));
         long space = ids.keep(H5Screate_simple(rank(), dims(0), dims(UNLIMITED)), hdf5::H5Sclose,
                 "H5Screate_simple(" + name + ")");
         long dcpl = ids.keep(H5Pcreate(H5P_CLS_DATASET_CREATE_ID_g()), hdf5::H5Pclose, "H5Pcreate(dataset " + name + ")");
@@ -79,10 +79,6 @@ final class Hdf5Column implements AutoCloseable {
 
     long dataset() {
         return dataset;
-    }
-
-    long chunkRows() {
-        return chunkRows;
     }
 
     /** Appends one row of exactly {@code rowBytes} bytes, in the dataset type's memory layout. */
