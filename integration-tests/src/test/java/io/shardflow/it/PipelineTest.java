@@ -14,8 +14,10 @@ import io.shardflow.edge.EdgePublisher;
 import io.shardflow.edge.SyntheticSamples;
 import io.shardflow.ingest.IngestApp;
 import io.shardflow.it.support.TestStack;
+import io.shardflow.dataset.shard.ShardWriterKind;
 import io.shardflow.sink.ShardSinkApp;
 import io.shardflow.it.support.StackSource;
+import io.shardflow.sink.config.SinkConfig;
 import io.shardflow.stack.PipelineSettings;
 import io.shardflow.stack.S3Kind;
 import io.shardflow.stack.StackEndpoints;
@@ -42,6 +44,7 @@ import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
@@ -70,6 +73,16 @@ class PipelineTest {
     @ParameterizedTest(name = "{0} {1}")
     @MethodSource("stacks")
     void shouldCommitEveryPublishedSampleExactlyOnceWithTheValuesPublished(StackSource source, S3Kind s3Kind) throws Exception {
+        runPipeline(source, s3Kind, Map.of());
+    }
+
+    /** The same run with shard-sink writing through the HDF Group's C library (streaming, bounded heap). */
+    @Test
+    void shouldCommitTheSameShardsWithTheStreamingShardWriter() throws Exception {
+        runPipeline(StackSource.LOCAL_PROCESSES, S3Kind.S3PROXY, Map.of(SinkConfig.SHARD_WRITER, ShardWriterKind.HDF5.settingValue()));
+    }
+
+    private void runPipeline(StackSource source, S3Kind s3Kind, Map<String, String> sinkSettings) throws Exception {
         try (TestStack stack = TestStack.start(work, s3Kind, source)) {
             StackEndpoints endpoints = stack.endpoints();
             S3ObjectStore store = stack.store();
@@ -77,7 +90,9 @@ class PipelineTest {
 
             IngestApp ingest = IngestApp.start(new HashMap<>(PipelineSettings.ingest(endpoints, 64, 1 << 20,
                     Duration.ofSeconds(2), work.resolve("ingest"))));
-            ShardSinkApp sink = ShardSinkApp.start(new HashMap<>(PipelineSettings.sink(endpoints, work.resolve("sink"), "it-sink")));
+            Map<String, Object> sinkConfig = new HashMap<>(PipelineSettings.sink(endpoints, work.resolve("sink"), "it-sink"));
+            sinkConfig.putAll(sinkSettings);
+            ShardSinkApp sink = ShardSinkApp.start(sinkConfig);
             try {
                 SyntheticSamples synthetic = new SyntheticSamples(DATASET, VERSION, "cam-7", 3, 8, 10, 99);
                 try (EdgePublisher publisher = EdgePublisher.create(endpoints.bootstrapServers(), endpoints.registryUrl(), "samples", Map.of())) {

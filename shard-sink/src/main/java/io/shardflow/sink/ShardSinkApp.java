@@ -11,7 +11,6 @@ import io.shardflow.app.ServiceMain;
 import io.shardflow.app.StartupChecks;
 import io.shardflow.dataset.retry.Retrier;
 import io.shardflow.dataset.retry.Sleeper;
-import io.shardflow.dataset.shard.ShardWriter;
 import io.shardflow.dataset.store.ObjectStore;
 import io.shardflow.dataset.store.S3ObjectStore;
 import io.shardflow.sink.commit.ShardCommitter;
@@ -84,7 +83,7 @@ public final class ShardSinkApp implements ServiceMain.RunningService {
                 Duration.ofMillis(config.getLong(SinkConfig.RETRY_BACKOFF_MS)), Duration.ofSeconds(10), Sleeper.SYSTEM);
         Backpressure backpressure = config.backpressure();
         ShardCommitter committer = new ShardCommitter(store, Clock.systemUTC(), retrier, config.getString(SinkConfig.COMMITTER_ID));
-        ShardFinisher finisher = new ShardFinisher(new ShardBuilder(new ShardWriter(), workDir),
+        ShardFinisher finisher = new ShardFinisher(new ShardBuilder(config.shardWriter(), workDir),
                 new ShardUploader(hook.uploadStore(store), retrier, workDir), committer, hook,
                 new ShardQuarantine(store, retrier, Clock.systemUTC(), config.getString(SinkConfig.COMMITTER_ID), meters));
         SinkWorker worker = new SinkWorker(new KafkaConsumer<>(config.consumerProperties()),

@@ -30,22 +30,14 @@ import org.slf4j.LoggerFactory;
  *
  * <p>jHDF keeps the whole file in Java arrays until it is closed; shard size bounds memory.
  */
-public final class ShardWriter {
+public final class ShardWriter implements ShardFileWriter {
 
     private static final Logger log = LoggerFactory.getLogger(ShardWriter.class);
 
+    @Override
     public void write(Path target, DatasetSpec spec, ShardId id, List<SampleRow> rows) {
         validate(spec, id, rows);
-        try {
-            // jHDF opens the file without TRUNCATE_EXISTING: a shorter rewrite would keep the old tail.
-            Files.deleteIfExists(target);
-            Path parent = target.toAbsolutePath().getParent();
-            if (parent != null) {
-                Files.createDirectories(parent);
-            }
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot prepare shard file " + target, e);
-        }
+        prepareTarget(target);
         long started = System.nanoTime();
         try (WritableHdfFile file = HdfFile.write(target)) {
             file.putAttribute(ShardFormat.ATTR_FORMAT, ShardFormat.FORMAT_VERSION);
@@ -74,7 +66,7 @@ public final class ShardWriter {
                 sampleIds[i] = row.sampleId();
                 deviceIds[i] = row.deviceId();
                 producedAt[i] = row.producedAtMillis();
-                attributes[i] = Json.compact(new TreeMap<>(row.attributes()));
+                attributes[i] = attributesJson(row);
             }
             file.putDataset(ShardFormat.DS_SAMPLE_ID, sampleIds);
             file.putDataset(ShardFormat.DS_DEVICE_ID, deviceIds);
@@ -85,7 +77,27 @@ public final class ShardWriter {
                 (System.nanoTime() - started) / 1_000_000);
     }
 
-    private static void validate(DatasetSpec spec, ShardId id, List<SampleRow> rows) {
+    /** A row's attributes as stored in {@code /attributes}: one compact JSON object, keys sorted. */
+    static String attributesJson(SampleRow row) {
+        return Json.compact(new TreeMap<>(row.attributes()));
+    }
+
+    /** Deletes any file at {@code target} and creates its folder. */
+    static void prepareTarget(Path target) {
+        try {
+            // jHDF opens the file without TRUNCATE_EXISTING: a shorter rewrite would keep the old tail.
+            Files.deleteIfExists(target);
+            Path parent = target.toAbsolutePath().getParent();
+            if (parent != null) {
+                Files.createDirectories(parent);
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot prepare shard file " + target, e);
+        }
+    }
+
+    /** The checks every writer makes before it creates a file: the rows fit the spec and store unchanged. */
+    static void validate(DatasetSpec spec, ShardId id, List<SampleRow> rows) {
         if (!spec.name().equals(id.dataset()) || !spec.version().equals(id.version())) {
             throw new IllegalArgumentException("shard " + id + " does not belong to dataset "
                     + spec.name() + "/" + spec.version());

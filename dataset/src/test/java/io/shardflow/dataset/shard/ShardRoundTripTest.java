@@ -12,26 +12,33 @@ import io.shardflow.dataset.spec.Specs;
 import io.shardflow.dataset.spec.TensorSpec;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.MethodSource;
 
 class ShardRoundTripTest {
 
     @TempDir
     Path tmp;
 
-    private final ShardWriter writer = new ShardWriter();
     private final ShardReader reader = new ShardReader();
 
+    static Stream<Arguments> everyWriterAndDtype() {
+        return Arrays.stream(ShardWriterKind.values()).flatMap(kind -> Arrays.stream(DType.values()).map(dtype -> Arguments.of(kind, dtype)));
+    }
+
     @ParameterizedTest
-    @EnumSource(DType.class)
-    void shouldRoundTripEveryDtypeInScalarVectorAndCubeShapes(DType dtype) {
+    @MethodSource("everyWriterAndDtype")
+    void shouldRoundTripEveryDtypeInScalarVectorAndCubeShapes(ShardWriterKind kind, DType dtype) {
         DatasetSpec spec = Specs.spec("d", "v1",
                 new TensorSpec("s", dtype, List.of()),
                 new TensorSpec("vec", dtype, List.of(5)),
@@ -40,7 +47,7 @@ class ShardRoundTripTest {
         List<SampleRow> rows = randomRows(spec, 7, new Random(dtype.ordinal()));
         Path file = tmp.resolve("shard.h5");
 
-        writer.write(file, spec, id, rows);
+        kind.create().write(file, spec, id, rows);
         ShardContents contents = reader.read(file);
 
         assertThat(contents.rows()).containsExactlyElementsOf(rows);
@@ -50,14 +57,15 @@ class ShardRoundTripTest {
         assertThat(contents.specFingerprint()).isEqualTo(spec.fingerprint());
     }
 
-    @Test
-    void shouldStoreEachTensorAsAnNByShapeDatasetTaggedWithItsDtype() {
+    @ParameterizedTest
+    @EnumSource(ShardWriterKind.class)
+    void shouldStoreEachTensorAsAnNByShapeDatasetTaggedWithItsDtype(ShardWriterKind kind) {
         DatasetSpec spec = Specs.spec("d", "v1", TensorSpec.parse("image:uint8:2x3x4"), TensorSpec.parse("label:int64"),
                 TensorSpec.parse("ok:bool"));
         List<SampleRow> rows = randomRows(spec, 5, new Random(1));
         Path file = tmp.resolve("shard.h5");
 
-        writer.write(file, spec, new ShardId("d", "v1", 0, 0), rows);
+        kind.create().write(file, spec, new ShardId("d", "v1", 0, 0), rows);
 
         try (HdfFile hdf = new HdfFile(file)) {
             Dataset image = hdf.getDatasetByPath("tensors/image");
@@ -79,8 +87,9 @@ class ShardRoundTripTest {
         }
     }
 
-    @Test
-    void shouldKeepExtremeValuesAndNaNPayloadsBitForBit() {
+    @ParameterizedTest
+    @EnumSource(ShardWriterKind.class)
+    void shouldKeepExtremeValuesAndNaNPayloadsBitForBit(ShardWriterKind kind) {
         DatasetSpec spec = Specs.spec("d", "v1",
                 TensorSpec.parse("f32:float32:9"), TensorSpec.parse("f64:float64:7"), TensorSpec.parse("i64:int64:4"),
                 TensorSpec.parse("i32:int32:4"), TensorSpec.parse("i16:int16:4"), TensorSpec.parse("i8:int8:4"),
@@ -99,13 +108,14 @@ class ShardRoundTripTest {
         SampleRow row = new SampleRow("extreme", "dev", Long.MIN_VALUE, tensors, Map.of());
         Path file = tmp.resolve("shard.h5");
 
-        writer.write(file, spec, new ShardId("d", "v1", 0, 1), List.of(row));
+        kind.create().write(file, spec, new ShardId("d", "v1", 0, 1), List.of(row));
 
         assertThat(reader.read(file).rows()).containsExactly(row);
     }
 
-    @Test
-    void shouldRoundTripEmptyAndUnicodeStrings() {
+    @ParameterizedTest
+    @EnumSource(ShardWriterKind.class)
+    void shouldRoundTripEmptyAndUnicodeStrings(ShardWriterKind kind) {
         DatasetSpec spec = Specs.spec("d", "v1", TensorSpec.parse("x:int8"));
         List<SampleRow> allEmpty = List.of(
                 new SampleRow("", "", 0, Map.of("x", new byte[] {1}), Map.of()),
@@ -115,8 +125,8 @@ class ShardRoundTripTest {
                 new SampleRow("b-ü-日本", "gerät-😀", -5, Map.of("x", new byte[] {2}),
                         Map.of("z", "last", "a", "first \"quoted\"\nnewline", "ключ", "значение")));
 
-        writer.write(tmp.resolve("empty.h5"), spec, new ShardId("d", "v1", 0, 2), allEmpty);
-        writer.write(tmp.resolve("mixed.h5"), spec, new ShardId("d", "v1", 0, 3), mixed);
+        kind.create().write(tmp.resolve("empty.h5"), spec, new ShardId("d", "v1", 0, 2), allEmpty);
+        kind.create().write(tmp.resolve("mixed.h5"), spec, new ShardId("d", "v1", 0, 3), mixed);
 
         assertThat(reader.read(tmp.resolve("empty.h5")).rows()).containsExactlyElementsOf(allEmpty);
         assertThat(reader.read(tmp.resolve("mixed.h5")).rows()).containsExactlyElementsOf(mixed);

@@ -34,9 +34,19 @@ class ShardWriterFuzzTest {
 
     @Property(tries = 150)
     void shouldRoundTripAnyRowsIngestAccepts(@ForAll("rows") @Size(min = 1, max = 40) List<SampleRow> rows) throws IOException {
+        assertRoundTrip(new ShardWriter(), rows);
+    }
+
+    @Property(tries = 150)
+    void shouldRoundTripAnyRowsIngestAcceptsThroughTheStreamingWriter(@ForAll("rows") @Size(min = 1, max = 40) List<SampleRow> rows)
+            throws IOException {
+        assertRoundTrip(new StreamingShardWriter(), rows);
+    }
+
+    private static void assertRoundTrip(ShardFileWriter writer, List<SampleRow> rows) throws IOException {
         Path file = Files.createTempFile("shard-fuzz", ".h5");
         try {
-            new ShardWriter().write(file, SPEC, ID, rows);
+            writer.write(file, SPEC, ID, rows);
             assertThat(new ShardReader().read(file).rows()).containsExactlyElementsOf(rows);
         } finally {
             Files.deleteIfExists(file);

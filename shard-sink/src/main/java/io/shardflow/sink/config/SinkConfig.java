@@ -3,6 +3,8 @@ package io.shardflow.sink.config;
 import io.shardflow.app.KafkaClientConfig;
 import io.shardflow.app.S3Config;
 import io.shardflow.app.ServiceConfig;
+import io.shardflow.dataset.shard.ShardFileWriter;
+import io.shardflow.dataset.shard.ShardWriterKind;
 import io.shardflow.dataset.store.S3Settings;
 import io.shardflow.sink.flow.Backpressure;
 import java.lang.management.ManagementFactory;
@@ -37,6 +39,7 @@ public final class SinkConfig extends AbstractConfig {
     public static final String SPOOL_MAX_BYTES = "spool.max.bytes";
     public static final String BACKPRESSURE_BACKOFF_MS = "backpressure.backoff.ms";
     public static final String BACKPRESSURE_MAX_BACKOFF_MS = "backpressure.max.backoff.ms";
+    public static final String SHARD_WRITER = "shard.writer";
     public static final String KAFKA_PREFIX = KafkaClientConfig.KAFKA_PREFIX;
 
     public static final ConfigDef DEFINITION = new ConfigDef()
@@ -62,7 +65,11 @@ public final class SinkConfig extends AbstractConfig {
             .define(BACKPRESSURE_BACKOFF_MS, Type.LONG, 1_000L, Range.atLeast(1), Importance.LOW,
                     "during an object-store outage, the first wait before pending shards are tried again; doubles, with jitter")
             .define(BACKPRESSURE_MAX_BACKOFF_MS, Type.LONG, 30_000L, Range.atLeast(1), Importance.LOW,
-                    "during an object-store outage, the longest wait between attempts");
+                    "during an object-store outage, the longest wait between attempts")
+            .define(SHARD_WRITER, Type.STRING, ShardWriterKind.JHDF.settingValue(),
+                    ConfigDef.ValidString.in(ShardWriterKind.settingValues().toArray(String[]::new)), Importance.LOW,
+                    "HDF5 writer of shard files: 'jhdf' (pure Java, holds a whole shard in heap) or 'hdf5' (HDF Group C "
+                            + "library, streams rows, heap bounded whatever the shard size); same file layout either way");
 
     static {
         S3Config.define(DEFINITION);
@@ -86,6 +93,10 @@ public final class SinkConfig extends AbstractConfig {
 
     public S3Settings s3() {
         return S3Config.settings(this);
+    }
+
+    public ShardFileWriter shardWriter() {
+        return ShardWriterKind.fromSetting(getString(SHARD_WRITER)).create();
     }
 
     public Path spoolDir() {

@@ -5,7 +5,7 @@ import io.shardflow.dataset.layout.ShardId;
 import io.shardflow.dataset.log.ShardEntry;
 import io.shardflow.dataset.shard.SampleRow;
 import io.shardflow.dataset.shard.ShardDigest;
-import io.shardflow.dataset.shard.ShardWriter;
+import io.shardflow.dataset.shard.ShardFileWriter;
 import io.shardflow.dataset.spec.DatasetSpec;
 import io.shardflow.schemas.Sample;
 import io.shardflow.schemas.Tensor;
@@ -29,10 +29,10 @@ import java.util.Map;
  */
 public final class ShardBuilder {
 
-    private final ShardWriter writer;
+    private final ShardFileWriter writer;
     private final Path workDir;
 
-    public ShardBuilder(ShardWriter writer, Path workDir) {
+    public ShardBuilder(ShardFileWriter writer, Path workDir) {
         this.writer = writer;
         this.workDir = workDir;
     }

@@ -3,6 +3,8 @@ package io.shardflow.sink.config;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.shardflow.dataset.shard.ShardWriter;
+import io.shardflow.dataset.shard.StreamingShardWriter;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Properties;
@@ -38,6 +40,26 @@ class SinkConfigTest {
         assertThat(props.get(ConsumerConfig.MAX_POLL_RECORDS_CONFIG)).as("tunable").isEqualTo("50");
         assertThat(props.get(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG)).isEqualTo("broker-1:9092,broker-2:9092");
         assertThat(props.get(ConsumerConfig.GROUP_ID_CONFIG)).isEqualTo("shardflow-shard-sink");
+    }
+
+    @Test
+    void shouldKeepTheJhdfShardWriterUnlessTheStreamingOneIsChosen() {
+        Map<String, Object> settings = minimal();
+        assertThat(new SinkConfig(settings).shardWriter()).isInstanceOf(ShardWriter.class);
+
+        settings.put("shard.writer", "hdf5");
+        assertThat(new SinkConfig(settings).shardWriter()).isInstanceOf(StreamingShardWriter.class);
+    }
+
+    @Test
+    void shouldNameTheShardWriterKeyForAnUnknownWriter() {
+        Map<String, Object> settings = minimal();
+        settings.put("shard.writer", "netcdf");
+
+        assertThatThrownBy(() -> new SinkConfig(settings))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("shard.writer")
+                .hasMessageContaining("netcdf");
     }
 
     @Test

@@ -11,6 +11,7 @@ import io.shardflow.dataset.shard.ShardContents;
 import io.shardflow.dataset.shard.ShardDigest;
 import io.shardflow.dataset.shard.ShardReader;
 import io.shardflow.dataset.shard.ShardWriter;
+import io.shardflow.dataset.shard.StreamingShardWriter;
 import io.shardflow.dataset.spec.DatasetSpec;
 import io.shardflow.dataset.spec.Specs;
 import io.shardflow.dataset.spec.TensorSpec;
@@ -31,6 +32,22 @@ class ShardBuilderTest {
 
     private final DatasetSpec spec = ShardEvents.spec();
     private final ShardId id = ShardEvents.shard(3, 42);
+
+    @Test
+    void shouldBuildTheSameRowsWithTheStreamingWriter() throws Exception {
+        List<byte[]> spooled = List.of(
+                ShardEvents.assigned(id, 1, 11), ShardEvents.assigned(id, 0, 10), ShardEvents.assigned(id, 2, 12));
+
+        BuiltShard built = new ShardBuilder(new StreamingShardWriter(), tmp.resolve("streaming"))
+                .build(id, spec, spooled, ShardEvents.seal(id, 3));
+        BuiltShard again = new ShardBuilder(new StreamingShardWriter(), tmp.resolve("again"))
+                .build(id, spec, spooled, ShardEvents.seal(id, 3));
+
+        assertThat(new ShardReader().read(built.file()).rows()).containsExactly(
+                ShardEvents.expectedRow(10), ShardEvents.expectedRow(11), ShardEvents.expectedRow(12));
+        assertThat(built.entry().sha256()).isEqualTo(ShardDigest.sha256(built.file())).isEqualTo(again.entry().sha256());
+        assertThat(built.entry().bytes()).isEqualTo(Files.size(built.file()));
+    }
 
     @Test
     void shouldWriteEveryRowInIndexOrderWithAMatchingEntry() throws Exception {

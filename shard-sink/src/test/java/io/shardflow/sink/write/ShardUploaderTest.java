@@ -4,7 +4,9 @@ import io.shardflow.dataset.layout.ShardId;
 import io.shardflow.dataset.log.ShardEntry;
 import io.shardflow.dataset.retry.Retrier;
 import io.shardflow.dataset.shard.ShardDigest;
+import io.shardflow.dataset.shard.ShardFileWriter;
 import io.shardflow.dataset.shard.ShardWriter;
+import io.shardflow.dataset.shard.StreamingShardWriter;
 import io.shardflow.dataset.store.ForwardingObjectStore;
 import io.shardflow.dataset.store.InMemoryObjectStore;
 import io.shardflow.dataset.store.ObjectStoreException;
@@ -93,6 +95,19 @@ class ShardUploaderTest {
     }
 
     @Test
+    void shouldRecogniseAShardStoredByTheOtherWriterOnReplay() throws IOException {
+        BuiltShard stored = build("stored", 1, 2, 3);
+        store.putIfAbsent(stored.entry().objectKey(), stored.file());
+        BuiltShard replay = build(new StreamingShardWriter(), "replay", 1, 2, 3);
+
+        ShardEntry entry = uploader(store).upload(replay);
+
+        assertThat(replay.entry().sha256()).isNotEqualTo(stored.entry().sha256());
+        assertThat(entry.sha256()).isEqualTo(stored.entry().sha256());
+        assertThat(entry.bytes()).isEqualTo(Files.size(stored.file()));
+    }
+
+    @Test
     void shouldRetryAFailedUpload() {
         AtomicInteger failures = new AtomicInteger(2);
         ForwardingObjectStore flaky = new ForwardingObjectStore(store) {
@@ -146,12 +161,16 @@ class ShardUploaderTest {
 
     /** Builds the shard from samples with these seeds in its own directory (as another run would). */
     private BuiltShard build(String run, int... seeds) {
+        return build(new ShardWriter(), run, seeds);
+    }
+
+    private BuiltShard build(ShardFileWriter writer, String run, int... seeds) {
         List<byte[]> spooled = new ArrayList<>();
         for (int i = 0; i < seeds.length; i++) {
             spooled.add(ShardEvents.assigned(id, i, seeds[i]));
         }
         Path dir = run.equals("ours") || run.equals("replay") ? tmp.resolve("work") : tmp.resolve(run);
-        return new ShardBuilder(new ShardWriter(), dir).build(id, ShardEvents.spec(), spooled, ShardEvents.seal(id, seeds.length));
+        return new ShardBuilder(writer, dir).build(id, ShardEvents.spec(), spooled, ShardEvents.seal(id, seeds.length));
     }
 
     private List<Path> workFiles() throws IOException {

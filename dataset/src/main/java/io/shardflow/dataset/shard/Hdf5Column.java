@@ -1,0 +1,142 @@
+package io.shardflow.dataset.shard;
+
+import static io.shardflow.dataset.shard.Hdf5Ids.check;
+import static org.bytedeco.hdf5.global.hdf5.H5D_FILL_TIME_ALLOC;
+import static org.bytedeco.hdf5.global.hdf5.H5Dcreate2;
+import static org.bytedeco.hdf5.global.hdf5.H5Dget_space;
+import static org.bytedeco.hdf5.global.hdf5.H5Dset_extent;
+import static org.bytedeco.hdf5.global.hdf5.H5Dwrite;
+import static org.bytedeco.hdf5.global.hdf5.H5P_CLS_DATASET_CREATE_ID_g;
+import static org.bytedeco.hdf5.global.hdf5.H5P_DEFAULT;
+import static org.bytedeco.hdf5.global.hdf5.H5Pcreate;
+import static org.bytedeco.hdf5.global.hdf5.H5Pset_chunk;
+import static org.bytedeco.hdf5.global.hdf5.H5Pset_fill_time;
+import static org.bytedeco.hdf5.global.hdf5.H5Pset_obj_track_times;
+import static org.bytedeco.hdf5.global.hdf5.H5S_SELECT_SET;
+import static org.bytedeco.hdf5.global.hdf5.H5Screate_simple;
+import static org.bytedeco.hdf5.global.hdf5.H5Sselect_hyperslab;
+
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import java.util.List;
+import org.bytedeco.hdf5.global.hdf5;
+import org.bytedeco.javacpp.BytePointer;
+
+/**
+ * One dataset of shape (rows, *rowShape) that grows by appending rows: chunked, with an unlimited
+ * first dimension. Rows collect in a native buffer of exactly one chunk; a full buffer is written
+ * as that whole chunk (extend, select the new rows, write), so every chunk is written once and the
+ * memory held is one chunk, however many rows the dataset gets.
+ */
+final class Hdf5Column implements AutoCloseable {
+
+    /** Target chunk size: large enough that per-write overhead vanishes, small enough to bound memory. */
+    static final long TARGET_CHUNK_BYTES = 1L << 20;
+    private static final long UNLIMITED = -1L; // H5S_UNLIMITED, (hsize_t) -1
+    private static final long MAX_CHUNK_BYTES = (1L << 32) - 1; // HDF5's limit for one chunk
+
+    private final String name;
+    private final long dataset;
+    private final long memoryType;
+    private final long[] rowShape;
+    private final long rowBytes;
+    private final long chunkRows;
+    private final BytePointer buffer;
+    private long buffered;
+    private long written;
+
+    /**
+     * @param location   file or group the dataset is created in (its ids stay in {@code ids})
+     * @param type       the dataset's type, also the in-memory type of the appended bytes
+     * @param rowShape   dimensions of one row (empty for one value per row)
+     * @param rowBytes   bytes of one row in memory
+     * @param totalRows  rows the dataset will get: chunks never exceed it, so a small shard is not
+     *                   padded to a whole default-sized chunk
+     */
+    Hdf5Column(Hdf5Ids ids, long location, String name, long type, List<Integer> rowShape, long rowBytes, long totalRows) {
+        if (rowBytes > MAX_CHUNK_BYTES) {
+            throw new IllegalArgumentException("dataset '" + name + "' has rows of " + rowBytes
+                    + " bytes; one HDF5 chunk holds at most " + MAX_CHUNK_BYTES);
+        }
+        this.name = name;
+        this.memoryType = type;
+        this.rowShape = rowShape.stream().mapToLong(Integer::longValue).toArray();
+        this.rowBytes = rowBytes;
+        this.chunkRows = Math.max(1, Math.min(totalRows, TARGET_CHUNK_BYTES / rowBytes));
+        long space = ids.keep(H5Screate_simple(rank(), dims(0), dims(UNLIMITED)), hdf5::H5Sclose,
+                "H5Screate_simple(" + name + ")");
+        long dcpl = ids.keep(H5Pcreate(H5P_CLS_DATASET_CREATE_ID_g()), hdf5::H5Pclose, "H5Pcreate(dataset " + name + ")");
+        check(H5Pset_chunk(dcpl, rank(), dims(chunkRows)), "H5Pset_chunk(" + name + ")");
+        // No modification times in object headers: the same rows must give the same bytes.
+        check(H5Pset_obj_track_times(dcpl, false), "H5Pset_obj_track_times(" + name + ")");
+        // The unused tail of the last chunk is written as fill (zeros), never as whatever memory held.
+        check(H5Pset_fill_time(dcpl, H5D_FILL_TIME_ALLOC), "H5Pset_fill_time(" + name + ")");
+        BytePointer utf8Name = new BytePointer(name, StandardCharsets.UTF_8);
+        this.dataset = ids.keep(H5Dcreate2(location, utf8Name, type, space, H5P_DEFAULT, dcpl, H5P_DEFAULT), hdf5::H5Dclose,
+                "H5Dcreate2(" + name + ")");
+        this.buffer = new BytePointer(chunkRows * rowBytes);
+    }
+
+    long dataset() {
+        return dataset;
+    }
+
+    /** Appends one row of exactly {@code rowBytes} bytes, in the dataset type's memory layout. */
+    void append(byte[] row) {
+        if (row.length != rowBytes) {
+            throw new IllegalArgumentException("dataset '" + name + "' takes rows of " + rowBytes + " bytes, got " + row.length);
+        }
+        buffer.position(buffered * rowBytes).put(row, 0, row.length);
+        buffered++;
+        if (buffered == chunkRows) {
+            flush();
+        }
+    }
+
+    /** Appends one row of at most {@code rowBytes} bytes, padded with zero bytes (fixed-length strings). */
+    void appendPadded(byte[] row) {
+        append(row.length == rowBytes ? row : Arrays.copyOf(row, Math.toIntExact(rowBytes)));
+    }
+
+    /** Writes the buffered rows at the end of the dataset. */
+    void flush() {
+        if (buffered == 0) {
+            return;
+        }
+        check(H5Dset_extent(dataset, dims(written + buffered)), "H5Dset_extent(" + name + ")");
+        try (Hdf5Ids ids = new Hdf5Ids()) {
+            long fileSpace = ids.keep(H5Dget_space(dataset), hdf5::H5Sclose, "H5Dget_space(" + name + ")");
+            long[] start = dims(written);
+            Arrays.fill(start, 1, start.length, 0);
+            check(H5Sselect_hyperslab(fileSpace, H5S_SELECT_SET, start, null, dims(buffered), (long[]) null),
+                    "H5Sselect_hyperslab(" + name + ")");
+            long memorySpace = ids.keep(H5Screate_simple(rank(), dims(buffered), (long[]) null), hdf5::H5Sclose,
+                    "H5Screate_simple(" + name + " rows)");
+            check(H5Dwrite(dataset, memoryType, memorySpace, fileSpace, H5P_DEFAULT, buffer.position(0)), "H5Dwrite(" + name + ")");
+        }
+        written += buffered;
+        buffered = 0;
+    }
+
+    long rowsWritten() {
+        return written;
+    }
+
+    /** Frees the native buffer; the dataset id itself belongs to the scope that created it. */
+    @Override
+    public void close() {
+        buffer.close();
+    }
+
+    private int rank() {
+        return rowShape.length + 1;
+    }
+
+    /** (first, *rowShape). */
+    private long[] dims(long first) {
+        long[] dims = new long[rank()];
+        dims[0] = first;
+        System.arraycopy(rowShape, 0, dims, 1, rowShape.length);
+        return dims;
+    }
+}

@@ -1,0 +1,213 @@
+package io.shardflow.dataset.shard;
+
+import static io.shardflow.dataset.shard.Hdf5Ids.check;
+import static org.bytedeco.hdf5.global.hdf5.H5Acreate2;
+import static org.bytedeco.hdf5.global.hdf5.H5Awrite;
+import static org.bytedeco.hdf5.global.hdf5.H5F_ACC_TRUNC;
+import static org.bytedeco.hdf5.global.hdf5.H5Fcreate;
+import static org.bytedeco.hdf5.global.hdf5.H5Gcreate2;
+import static org.bytedeco.hdf5.global.hdf5.H5P_CLS_FILE_CREATE_ID_g;
+import static org.bytedeco.hdf5.global.hdf5.H5P_CLS_GROUP_CREATE_ID_g;
+import static org.bytedeco.hdf5.global.hdf5.H5P_DEFAULT;
+import static org.bytedeco.hdf5.global.hdf5.H5Pcreate;
+import static org.bytedeco.hdf5.global.hdf5.H5Pset_obj_track_times;
+import static org.bytedeco.hdf5.global.hdf5.H5S_SCALAR;
+import static org.bytedeco.hdf5.global.hdf5.H5Screate;
+import static org.bytedeco.hdf5.global.hdf5.H5T_CSET_UTF8;
+import static org.bytedeco.hdf5.global.hdf5.H5T_C_S1_g;
+import static org.bytedeco.hdf5.global.hdf5.H5T_IEEE_F32LE_g;
+import static org.bytedeco.hdf5.global.hdf5.H5T_IEEE_F64LE_g;
+import static org.bytedeco.hdf5.global.hdf5.H5T_STD_I16LE_g;
+import static org.bytedeco.hdf5.global.hdf5.H5T_STD_I32LE_g;
+import static org.bytedeco.hdf5.global.hdf5.H5T_STD_I64LE_g;
+import static org.bytedeco.hdf5.global.hdf5.H5T_STD_I8LE_g;
+import static org.bytedeco.hdf5.global.hdf5.H5T_STD_U8LE_g;
+import static org.bytedeco.hdf5.global.hdf5.H5T_STR_NULLTERM;
+import static org.bytedeco.hdf5.global.hdf5.H5Tcopy;
+import static org.bytedeco.hdf5.global.hdf5.H5Tset_cset;
+import static org.bytedeco.hdf5.global.hdf5.H5Tset_size;
+import static org.bytedeco.hdf5.global.hdf5.H5Tset_strpad;
+import static org.bytedeco.hdf5.global.hdf5.H5open;
+
+import io.shardflow.dataset.layout.ShardId;
+import io.shardflow.dataset.spec.DType;
+import io.shardflow.dataset.spec.DatasetSpec;
+import io.shardflow.dataset.spec.TensorSpec;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import org.bytedeco.hdf5.global.hdf5;
+import org.bytedeco.javacpp.BytePointer;
+import org.bytedeco.javacpp.Pointer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Writes a shard through the HDF Group's C library, streaming: rows go one by one into chunked
+ * datasets with an unlimited first dimension ({@link Hdf5Column}), so the memory held is one chunk
+ * (about 1 MiB) per dataset, never the shard. Same paths, types and attributes as {@link ShardWriter}.
+ *
+ * <p>Fixed-length strings need their length before the first row is written. It is taken in a
+ * first pass over the rows (the same pass that validates them): the rows are already on local disk
+ * or in memory, and a pass that only measures strings costs little next to writing the tensors,
+ * while a length bound set in advance (a setting) would either pad every id to it or refuse rows
+ * ingest-app accepted. Like jHDF, a string column is as wide as its longest UTF-8 value plus the
+ * terminating NUL.
+ *
+ * <p>No clock goes into the file (object time tracking is off on the file, the group and every
+ * dataset), so the same rows give the same bytes (docs/ARCHITECTURE.md, invariant 2); the bytes
+ * differ from {@link ShardWriter}'s, whose files are laid out by another library.
+ */
+public final class StreamingShardWriter implements ShardFileWriter {
+
+    private static final Logger log = LoggerFactory.getLogger(StreamingShardWriter.class);
+    /** The C library is not built thread-safe: one writer in the process talks to it at a time. */
+    private static final Object LIBRARY = new Object();
+
+    static {
+        check(H5open(), "H5open");
+    }
+
+    @Override
+    public void write(Path target, DatasetSpec spec, ShardId id, List<SampleRow> rows) {
+        ShardWriter.validate(spec, id, rows);
+        StringWidths widths = StringWidths.measure(rows);
+        ShardWriter.prepareTarget(target);
+        long started = System.nanoTime();
+        boolean complete = false;
+        synchronized (LIBRARY) {
+            try {
+                writeFile(target, spec, id, rows, widths);
+                complete = true;
+            } finally {
+                if (!complete) {
+                    deleteQuietly(target);
+                }
+            }
+        }
+        log.debug("Wrote shard {} with {} rows to {} in {} ms (HDF5 C library)", id, rows.size(), target,
+                (System.nanoTime() - started) / 1_000_000);
+    }
+
+    private static void writeFile(Path target, DatasetSpec spec, ShardId id, List<SampleRow> rows, StringWidths widths) {
+        long n = rows.size();
+        List<Hdf5Column> columns = new ArrayList<>();
+        try (Hdf5Ids ids = new Hdf5Ids()) {
+            long fcpl = ids.keep(H5Pcreate(H5P_CLS_FILE_CREATE_ID_g()), hdf5::H5Pclose, "H5Pcreate(file)");
+            // Without this the root group's object header records its creation time.
+            check(H5Pset_obj_track_times(fcpl, false), "H5Pset_obj_track_times(file)");
+            BytePointer path = new BytePointer(target.toString(), StandardCharsets.UTF_8);
+            long file = ids.keep(H5Fcreate(path, H5F_ACC_TRUNC, fcpl, H5P_DEFAULT), hdf5::H5Fclose,
+                    "H5Fcreate(" + target + ")");
+            try {
+                writeRootAttributes(ids, file, spec, id, n);
+                long gcpl = ids.keep(H5Pcreate(H5P_CLS_GROUP_CREATE_ID_g()), hdf5::H5Pclose, "H5Pcreate(group)");
+                check(H5Pset_obj_track_times(gcpl, false), "H5Pset_obj_track_times(group)");
+                long tensors = ids.keep(H5Gcreate2(file, ShardFormat.GROUP_TENSORS, H5P_DEFAULT, gcpl, H5P_DEFAULT), hdf5::H5Gclose,
+                        "H5Gcreate2(" + ShardFormat.GROUP_TENSORS + ")");
+
+                List<Hdf5Column> tensorColumns = new ArrayList<>();
+                for (TensorSpec tensor : spec.tensors()) {
+                    Hdf5Column column = track(columns, new Hdf5Column(ids, tensors, tensor.name(), fileType(tensor.dtype()),
+                            tensor.shape(), tensor.byteLength(), n));
+                    writeStringAttribute(ids, column.dataset(), ShardFormat.ATTR_DTYPE, tensor.dtype().numpyName());
+                    tensorColumns.add(column);
+                }
+                Hdf5Column sampleIds = track(columns, stringColumn(ids, file, ShardFormat.DS_SAMPLE_ID, widths.sampleId(), n));
+                Hdf5Column deviceIds = track(columns, stringColumn(ids, file, ShardFormat.DS_DEVICE_ID, widths.deviceId(), n));
+                Hdf5Column producedAt = track(columns, new Hdf5Column(ids, file, ShardFormat.DS_PRODUCED_AT, H5T_STD_I64LE_g(),
+                        List.of(), Long.BYTES, n));
+                Hdf5Column attributes = track(columns, stringColumn(ids, file, ShardFormat.DS_ATTRIBUTES, widths.attributes(), n));
+
+                byte[] millis = new byte[Long.BYTES];
+                ByteBuffer millisView = ByteBuffer.wrap(millis).order(ByteOrder.LITTLE_ENDIAN);
+                for (SampleRow row : rows) {
+                    for (int t = 0; t < tensorColumns.size(); t++) {
+                        tensorColumns.get(t).append(row.tensors().get(spec.tensors().get(t).name()));
+                    }
+                    sampleIds.appendPadded(StringWidths.utf8(row.sampleId()));
+                    deviceIds.appendPadded(StringWidths.utf8(row.deviceId()));
+                    millisView.putLong(0, row.producedAtMillis());
+                    producedAt.append(millis);
+                    attributes.appendPadded(StringWidths.utf8(ShardWriter.attributesJson(row)));
+                }
+                for (Hdf5Column column : columns) {
+                    column.flush();
+                }
+            } finally {
+                columns.forEach(Hdf5Column::close);
+            }
+        }
+    }
+
+    private static Hdf5Column track(List<Hdf5Column> columns, Hdf5Column column) {
+        columns.add(column);
+        return column;
+    }
+
+    private static Hdf5Column stringColumn(Hdf5Ids ids, long file, String name, int width, long rows) {
+        return new Hdf5Column(ids, file, name, stringType(ids, width, name), List.of(), width, rows);
+    }
+
+    private static void writeRootAttributes(Hdf5Ids ids, long file, DatasetSpec spec, ShardId id, long rows) {
+        writeAttribute(ids, file, ShardFormat.ATTR_FORMAT, H5T_STD_I32LE_g(),
+                littleEndian(Integer.BYTES).putInt(0, ShardFormat.FORMAT_VERSION));
+        writeStringAttribute(ids, file, ShardFormat.ATTR_DATASET, id.dataset());
+        writeStringAttribute(ids, file, ShardFormat.ATTR_VERSION, id.version());
+        writeStringAttribute(ids, file, ShardFormat.ATTR_SHARD_ID, id.toString());
+        writeAttribute(ids, file, ShardFormat.ATTR_SAMPLE_COUNT, H5T_STD_I64LE_g(), littleEndian(Long.BYTES).putLong(0, rows));
+        writeStringAttribute(ids, file, ShardFormat.ATTR_SPEC_FINGERPRINT, spec.fingerprint());
+    }
+
+    /** A scalar fixed-length UTF-8 string attribute, NUL-terminated as jHDF writes it. */
+    private static void writeStringAttribute(Hdf5Ids ids, long owner, String name, String value) {
+        byte[] bytes = StringWidths.utf8(value);
+        ByteBuffer padded = ByteBuffer.allocateDirect(bytes.length + 1).put(bytes).put((byte) 0);
+        writeAttribute(ids, owner, name, stringType(ids, bytes.length + 1, name), padded);
+    }
+
+    private static void writeAttribute(Hdf5Ids ids, long owner, String name, long type, ByteBuffer value) {
+        long space = ids.keep(H5Screate(H5S_SCALAR), hdf5::H5Sclose, "H5Screate(attribute " + name + ")");
+        long attribute = ids.keep(H5Acreate2(owner, name, type, space, H5P_DEFAULT, H5P_DEFAULT), hdf5::H5Aclose,
+                "H5Acreate2(" + name + ")");
+        check(H5Awrite(attribute, type, new Pointer(value.position(0))), "H5Awrite(" + name + ")");
+    }
+
+    private static ByteBuffer littleEndian(int bytes) {
+        return ByteBuffer.allocateDirect(bytes).order(ByteOrder.LITTLE_ENDIAN);
+    }
+
+    private static long stringType(Hdf5Ids ids, int width, String usedBy) {
+        long type = ids.keep(H5Tcopy(H5T_C_S1_g()), hdf5::H5Tclose, "H5Tcopy(string type for " + usedBy + ")");
+        check(H5Tset_size(type, width), "H5Tset_size(" + usedBy + ")");
+        check(H5Tset_strpad(type, H5T_STR_NULLTERM), "H5Tset_strpad(" + usedBy + ")");
+        check(H5Tset_cset(type, H5T_CSET_UTF8), "H5Tset_cset(" + usedBy + ")");
+        return type;
+    }
+
+    /** Little-endian in the file, as the rows' bytes are: the library copies them without conversion. */
+    private static long fileType(DType dtype) {
+        return switch (dtype) {
+            case BOOL, UINT8 -> H5T_STD_U8LE_g();
+            case INT8 -> H5T_STD_I8LE_g();
+            case INT16 -> H5T_STD_I16LE_g();
+            case INT32 -> H5T_STD_I32LE_g();
+            case INT64 -> H5T_STD_I64LE_g();
+            case FLOAT32 -> H5T_IEEE_F32LE_g();
+            case FLOAT64 -> H5T_IEEE_F64LE_g();
+        };
+    }
+
+    private static void deleteQuietly(Path target) {
+        try {
+            Files.deleteIfExists(target);
+        } catch (IOException e) {
+            log.warn("Cannot delete the incomplete shard file {}", target, e);
+        }
+    }
+}
