@@ -15,7 +15,8 @@ LOCAL_BASE=shardflow/base-jre17:bookworm
 what=${1:---all}
 export DOCKER_BUILDKIT=0   # the legacy builder builds FROM local images without asking a registry
 
-props() { grep -E "^$1=" "$HOME/.cache/shardflow/tools/tools.properties" | head -n 1 | cut -d= -f2-; }
+TOOLS=${SHARDFLOW_TOOLS:-$HOME/.cache/shardflow/tools}   # where scripts/fetch-tools.sh put the servers
+props() { grep -E "^$1=" "$TOOLS/tools.properties" | head -n 1 | cut -d= -f2-; }
 
 build() { # name dockerfile context [build args...]
   local name=$1 file=$2 context=$3; shift 3
@@ -29,7 +30,10 @@ local_base() {
   mkdir -p "$CACHE"
   local tarball=$CACHE/base-bookworm-jre17.tar
   if [[ ! -f $tarball ]]; then
-    command -v debootstrap >/dev/null || DEBIAN_FRONTEND=noninteractive apt-get install -y -q debootstrap >/dev/null
+    if ! command -v debootstrap >/dev/null; then
+      apt-get update -q -o DPkg::Lock::Timeout=300 >/dev/null 2>&1 || true
+      DEBIAN_FRONTEND=noninteractive apt-get install -y -q -o DPkg::Lock::Timeout=300 debootstrap >/dev/null
+    fi
     local mirror rootfs
     mirror=$(awk '/^URIs:/ {print $2; exit}' /etc/apt/sources.list.d/debian.sources 2>/dev/null || true)
     rootfs=$(mktemp -d)

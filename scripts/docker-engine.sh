@@ -21,7 +21,9 @@ if ! command -v dockerd >/dev/null || ! command -v docker-compose >/dev/null; th
     exit 3
   fi
   echo "docker engine: installing docker.io and docker-compose (apt)"
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -q docker.io docker-compose >"$STATE/apt.log" 2>&1 \
+  # A fresh machine may have empty package lists.
+  apt-get update -q -o DPkg::Lock::Timeout=300 >"$STATE/apt.log" 2>&1 || true
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -q -o DPkg::Lock::Timeout=300 docker.io docker-compose >>"$STATE/apt.log" 2>&1 \
     || { tail -n 20 "$STATE/apt.log" >&2; echo "docker engine: apt-get install failed" >&2; exit 3; }
 fi
 

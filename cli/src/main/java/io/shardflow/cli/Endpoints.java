@@ -38,6 +38,10 @@ final class Endpoints {
             + "(env SHARDFLOW_KAFKA_CLIENT_CONFIG)")
     Path kafkaClientConfig;
 
+    @Option(names = "--s3-ca-bundle", description = "PEM file of the CA(s) to trust for an https S3 endpoint "
+            + "(env SHARDFLOW_S3_CA_BUNDLE; default: the JVM's trust store, or the CA of a secure local stack)")
+    Path s3CaBundle;
+
     @Option(names = "--bucket", description = "S3 bucket (env SHARDFLOW_S3_BUCKET)")
     String bucket;
 
@@ -62,7 +66,21 @@ final class Endpoints {
                 pick(secretFromFile(s3SecretKeyFile, "SHARDFLOW_S3_SECRET_KEY_FILE"), "SHARDFLOW_S3_SECRET_KEY",
                         "--s3-secret-key-file", s -> s.s3SecretKey()),
                 pick(bucket, "SHARDFLOW_S3_BUCKET", "--bucket", s -> s.bucket()),
-                "us-east-1");
+                S3Settings.DEFAULT_REGION,
+                // A session token is a secret: from the environment only.
+                env.get("SHARDFLOW_S3_SESSION_TOKEN"),
+                caBundle());
+    }
+
+    private String caBundle() {
+        if (s3CaBundle != null) {
+            return s3CaBundle.toString();
+        }
+        String fromEnv = env.get("SHARDFLOW_S3_CA_BUNDLE");
+        if (fromEnv != null && !fromEnv.isBlank()) {
+            return fromEnv;
+        }
+        return stack().flatMap(StackEndpoints::s3CaBundle).orElse(null);
     }
 
     /**

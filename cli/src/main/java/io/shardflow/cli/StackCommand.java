@@ -50,6 +50,9 @@ final class StackCommand {
             out.printf("  kafka     %s%n  registry  %s%n  s3        %s (%s, bucket %s, key %s)%n", stack.bootstrapServers(),
                     stack.registryUrl(), stack.s3Endpoint(), stack.s3Kind().name().toLowerCase(java.util.Locale.ROOT),
                     stack.bucket(), stack.s3AccessKey());
+            // The path, never the value: the secret stays in an owner-only file.
+            out.printf("  s3 secret %s (owner-only; export SHARDFLOW_S3_SECRET_KEY_FILE=%s)%n", stack.s3SecretKeyFile(),
+                    stack.s3SecretKeyFile());
             if (secure) {
                 out.printf("  kafka     %s (SASL_SSL, SCRAM-SHA-512), %s (SSL with client certificates)%n", stack.bootstrapServers(),
                         stack.mtlsBootstrapServers().orElseThrow());

@@ -264,7 +264,7 @@ class DatasetReaderTest {
         assertThatThrownBy(() -> open(options)).hasMessageContaining("has only " + allIds.size());
     }
 
-    // --- helpers ---
+    // --- fixtures ---
 
     private ReaderOptions base() {
         return ReaderOptions.of(D, V);

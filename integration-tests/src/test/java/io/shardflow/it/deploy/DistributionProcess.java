@@ -1,8 +1,9 @@
 package io.shardflow.it.deploy;
 
+import io.shardflow.stack.OwnerOnlyFiles;
 import java.io.IOException;
+import java.io.StringWriter;
 import java.io.UncheckedIOException;
-import java.io.Writer;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -46,9 +47,10 @@ final class DistributionProcess implements AutoCloseable {
         Properties props = new Properties();
         props.putAll(settings);
         props.put("metrics.port", Integer.toString(metricsPort));
-        try (Writer out = Files.newBufferedWriter(config)) {
-            props.store(out, module);
-        }
+        // The settings hold the S3 secret key: owner-only, like every file the stack writes.
+        StringWriter text = new StringWriter();
+        props.store(text, module);
+        OwnerOnlyFiles.write(config, text.toString());
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         DistributionProcess started = new DistributionProcess(module,
                 List.of(java, "-Xmx384m", "-XX:+UseSerialGC", "-jar", jar.toString(), config.toString()),

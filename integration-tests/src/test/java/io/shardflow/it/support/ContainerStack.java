@@ -124,7 +124,8 @@ public final class ContainerStack implements AutoCloseable {
 
     private void createTopics() {
         try (Admin admin = Admin.create(Map.of("bootstrap.servers", endpoints.bootstrapServers()))) {
-            admin.createTopics(TopicSpec.DEFAULTS.stream().map(t -> new NewTopic(t.name(), t.partitions(), (short) 1)).toList())
+            admin.createTopics(TopicSpec.DEFAULTS.stream()
+                    .map(t -> new NewTopic(t.name(), t.partitions(), (short) 1).configs(t.configs())).toList())
                     .all().get(60, TimeUnit.SECONDS);
         } catch (Exception e) {
             throw new IllegalStateException("cannot create the topics on the Kafka container", e);
