@@ -14,6 +14,12 @@ PYTHON=$(bash scripts/setup-python.sh | tail -n 1)
 export SHARDFLOW_PYTHON="$PYTHON"
 
 echo "== Container images (for the Testcontainers runs and the compose test) =="
+# A Docker engine this script starts is stopped when it ends; one that was already running is left alone.
+if ! timeout 10 docker info >/dev/null 2>&1; then
+  DOCKERD_PID_FILE=${SHARDFLOW_DOCKER_STATE:-$HOME/.cache/shardflow/docker}/dockerd.pid
+  rm -f "$DOCKERD_PID_FILE"   # a stale pid must not name another process
+  trap '[[ -f "$DOCKERD_PID_FILE" ]] && kill "$(cat "$DOCKERD_PID_FILE")" 2>/dev/null; true' EXIT
+fi
 if bash scripts/docker-engine.sh; then
   mvn -B -ntp -q -DskipTests install
   # The filter only quietens the legacy builder's notices; a build failure still fails the pipeline.
