@@ -38,7 +38,7 @@ import picocli.CommandLine.Spec;
                 "  bin/shardflow bench --only p4 --shard-mib 64,256,1024 --writers hdf5"})
 final class BenchCommand implements Callable<Integer> {
 
-    @Option(names = "--quick", description = "smaller defaults (3000 samples, 200 warm-up, P4 shards of 64 and 256 MiB, P2 for 20 s): "
+    @Option(names = "--quick", description = "smaller defaults (10000 samples, 200 warm-up, P4 shards of 64 and 256 MiB, P2 for 20 s): "
             + "about 10 minutes on 2 cores")
     boolean quick;
     @Option(names = "--only", split = ",", paramLabel = "FIGURE", description = "figures to run, of p1, bytes, p1a, p1b, p2, p3, p4, p5 (default: all)")
@@ -48,7 +48,7 @@ final class BenchCommand implements Callable<Integer> {
     List<String> s3;
     @Option(names = "--sizes", split = ",", defaultValue = "12kb,150kb", description = "sample sizes of P1: 12kb, 150kb, or an image edge in pixels (default: ${DEFAULT-VALUE})")
     List<String> sizes;
-    @Option(names = "--samples", description = "12 KB samples per timed run (other sizes carry the same bytes) (default: 20000; 3000 with --quick)")
+    @Option(names = "--samples", description = "12 KB samples per timed run (other sizes carry the same bytes) (default: 20000; 10000 with --quick)")
     Long samples;
     @Option(names = "--warmup", description = "samples through each pipeline before its clock starts (default: 500; 200 with --quick)")
     Long warmup;
@@ -96,7 +96,7 @@ final class BenchCommand implements Callable<Integer> {
         Path checkout = Path.of(System.getProperty("shardflow.home", ".")).toAbsolutePath().normalize();
         return new BenchOptions(new LinkedHashSet<>(only.stream().map(id -> id.strip().toLowerCase(Locale.ROOT)).toList()),
                 s3.stream().map(S3Kind::parse).toList(), sizes.stream().map(SampleShape::parse).toList(),
-                samples != null ? samples : quick ? 3000 : 20_000, warmup != null ? warmup : quick ? 200 : 500, shardSamples,
+                samples != null ? samples : quick ? 10_000 : 20_000, warmup != null ? warmup : quick ? 200 : 500, shardSamples,
                 shardMib != null ? shardMib : quick ? List.of(64, 256) : List.of(64, 256, 1024),
                 writers.stream().map(writer -> writer.strip().toLowerCase(Locale.ROOT)).toList(), Duration.ofMillis(sealAgeMs),
                 Duration.ofSeconds(sealSeconds != null ? sealSeconds : quick ? 20 : 60), sealRate, workDir.toAbsolutePath(), checkout);

@@ -1,8 +1,10 @@
 package io.shardflow.cli.bench;
 
+import io.shardflow.cli.Progress;
 import io.shardflow.dataset.log.CommitLog;
 import io.shardflow.dataset.log.ShardEntry;
 import io.shardflow.dataset.log.Snapshot;
+import io.shardflow.stack.ServiceProcess;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -33,13 +35,13 @@ public final class SealLatencyFigure implements Figure {
                 context.s3());
         BenchCase benchCase = context.newCase("p2-seal", 3, shape);
         ServicePipeline.Shape pipelineShape = new ServicePipeline.Shape(1, 1_000_000, 1L << 30, options.sealAge(), null,
-                io.shardflow.stack.ServiceProcess.DEFAULT_JVM_OPTIONS);
+                ServiceProcess.DEFAULT_JVM_OPTIONS);
         List<Long> latencies = new ArrayList<>();
         try (ServicePipeline pipeline = new ServicePipeline(context, benchCase, pipelineShape).start();
-             Publishing publishing = new Publishing(context, benchCase.samplesTopic(), shape.samples(benchCase.dataset(), BenchCase.VERSION));
-             var progress = context.progress("P2 paced publish", "samples", total)) {
+             Publishing publishing = new Publishing(context, benchCase.samplesTopic(), shape.samples(benchCase.dataset(), BenchCase.VERSION))) {
             pipeline.awaitIngestReady(Duration.ofMinutes(3));
             pipeline.awaitSinkReady(Duration.ofMinutes(3));
+            Progress progress = context.progress("P2 paced publish", "samples", total);
             CommitLog log = context.commitLog(benchCase);
             Set<String> seen = new HashSet<>();
             long periodNanos = 1_000_000_000L / options.sealRate();
@@ -54,6 +56,7 @@ public final class SealLatencyFigure implements Figure {
                 publishing.publishOne(n);
                 progress.advance(1);
             }
+            progress.close();
             long deadline = System.nanoTime() + options.sealAge().plusSeconds(60).toNanos();
             while (log.latest().sampleCount() < total && System.nanoTime() < deadline) {
                 pipeline.requireAlive();

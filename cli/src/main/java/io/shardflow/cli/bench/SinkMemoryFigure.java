@@ -33,7 +33,7 @@ public final class SinkMemoryFigure implements Figure {
                 String label = String.format(Locale.ROOT, "sink heap, %d MiB shard, writer %s", mib, writer);
                 if (!point.completed()) {
                     context.recorder().add(new Measurement("P4", label, context.s3(), null, "MB", mib * 1.048576, "shard size", null, null, goal,
-                            mib >= 1024 ? Boolean.FALSE : null, point.outcome()));
+                            mib >= 1024 ? Boolean.FALSE : null, failure(point)));
                     continue;
                 }
                 context.recorder().add(Measurement.withGoal("P4", label, context.s3(), point.peakHeapMb(), "MB", mib * 1.048576, "shard size",
@@ -49,7 +49,9 @@ public final class SinkMemoryFigure implements Figure {
         long samples = shardBytes / shape.tensorBytes() + 2;
         context.say("P4 sink memory: %d MiB shard (%d samples of %s), writer %s, %s", mib, samples, shape.name(), writer, HEAP_LIMIT);
         BenchCase benchCase = context.newCase("p4-" + writer + "-" + mib, 1, shape);
-        List<String> jvm = List.of(HEAP_LIMIT, "-XX:+UseSerialGC");
+        // the services' JVM options, plus an exit the moment the heap is exhausted: the sink's own
+        // handler (exit 3) can lose that status in a race with its orderly stop, and an OOM must read as one here
+        List<String> jvm = List.of(HEAP_LIMIT, "-XX:+UseSerialGC", "-XX:+ExitOnOutOfMemoryError");
         ServicePipeline.Shape pipelineShape = new ServicePipeline.Shape(1, 1_000_000, shardBytes, NEVER_BY_AGE, writer, jvm);
         try (ServicePipeline pipeline = new ServicePipeline(context, benchCase, pipelineShape).start();
              HeapSampler sampler = HeapSampler.start(pipeline.sink(0).pid(), 200);
@@ -72,11 +74,21 @@ public final class SinkMemoryFigure implements Figure {
                 return "ok";
             }
             if (!sink.isAlive()) {
-                return sink.ownLog().contains("OutOfMemoryError") ? "OutOfMemoryError" : "sink exited with code " + sink.exitCode();
+                return sink.ownLog().contains("OutOfMemoryError") ? "OutOfMemoryError"
+                        : "sink exited with code " + sink.exitCode() + " before committing the shard";
             }
             Thread.sleep(100);
         }
         return "no shard within " + TIMEOUT.toMinutes() + " min";
+    }
+
+    private static String failure(MemoryPoint point) {
+        return point.outcome() + String.format(Locale.ROOT, " (peak heap %s, peak RSS %s before it)", megabytes(point.peakHeapMb()),
+                megabytes(point.peakRssMb()));
+    }
+
+    private static String megabytes(Double value) {
+        return value == null ? "unknown" : String.format(Locale.ROOT, "%.0f MB", value);
     }
 
     private static Double boxed(java.util.OptionalDouble value) {
