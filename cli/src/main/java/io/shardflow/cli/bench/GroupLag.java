@@ -1,5 +1,6 @@
 package io.shardflow.cli.bench;
 
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ExecutionException;
 import java.util.stream.Collectors;
@@ -16,7 +17,7 @@ public final class GroupLag {
 
     public static long of(Admin admin, String group, String topic) throws ExecutionException, InterruptedException {
         Map<TopicPartition, OffsetAndMetadata> committed = admin.listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata().get();
-        var partitions = admin.describeTopics(java.util.List.of(topic)).allTopicNames().get().get(topic).partitions().stream()
+        var partitions = admin.describeTopics(List.of(topic)).allTopicNames().get().get(topic).partitions().stream()
                 .map(info -> new TopicPartition(topic, info.partition())).toList();
         var ends = admin.listOffsets(partitions.stream().collect(Collectors.toMap(partition -> partition, partition -> OffsetSpec.latest())))
                 .all().get();

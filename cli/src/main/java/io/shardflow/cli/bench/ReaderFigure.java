@@ -5,6 +5,7 @@ import io.shardflow.cli.Progress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -43,7 +44,7 @@ public final class ReaderFigure implements Figure {
              Publishing publishing = new Publishing(context, benchCase.samplesTopic(), shape.samples(benchCase.dataset(), BenchCase.VERSION));
              Progress progress = context.progress("P3 dataset", "samples", samples)) {
             publishing.publish(0, samples, Progress.silent());
-            CommitWatch.await(context.commitLog(benchCase), samples, 0, pipeline, java.time.Duration.ofMinutes(15), progress);
+            CommitWatch.await(context.commitLog(benchCase), samples, 0, pipeline, Duration.ofMinutes(15), progress);
         }
         Map<String, Object> output = runScript(context, checkout, benchCase);
         context.recorder().readerOutput(output);

@@ -101,7 +101,10 @@ public final class ServicePipeline implements AutoCloseable {
         awaitReady(ingests, timeout);
     }
 
-    /** Waits until a sink instance owns partitions (with several instances, until all answer ready or the first does and others idle). */
+    /**
+     * Waits until the first sink instance owns partitions; with more instances than partitions the
+     * others may rightly stay unready, so only the first is waited for.
+     */
     public void awaitSinkReady(Duration timeout) throws InterruptedException {
         awaitReady(sinks.subList(0, 1), timeout);
     }

@@ -5,6 +5,7 @@ import io.shardflow.stack.ServiceProcess;
 import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
+import java.util.OptionalDouble;
 
 /**
  * P4: shard-sink's peak heap and peak RSS while it builds one shard of each size, under the
@@ -91,7 +92,7 @@ public final class SinkMemoryFigure implements Figure {
         return value == null ? "unknown" : String.format(Locale.ROOT, "%.0f MB", value);
     }
 
-    private static Double boxed(java.util.OptionalDouble value) {
+    private static Double boxed(OptionalDouble value) {
         return value.isPresent() ? value.getAsDouble() : null;
     }
 }
