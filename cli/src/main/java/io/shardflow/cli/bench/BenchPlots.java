@@ -4,6 +4,8 @@ import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Function;
+import java.util.function.Predicate;
 import java.util.stream.Collectors;
 import org.knowm.xchart.BitmapEncoder;
 import org.knowm.xchart.CategoryChart;
@@ -87,15 +89,27 @@ public final class BenchPlots {
                 .xAxisTitle("shard size (MiB)").yAxisTitle("MB").build();
         chart.getStyler().setLegendPosition(Styler.LegendPosition.InsideNW);
         for (String writer : points.stream().map(MemoryPoint::writer).distinct().toList()) {
-            List<MemoryPoint> completed = points.stream().filter(point -> point.writer().equals(writer) && point.completed()).toList();
-            if (completed.isEmpty()) {
-                continue;
-            }
-            List<Integer> sizes = completed.stream().map(MemoryPoint::shardMib).toList();
-            chart.addSeries(writer + " peak heap", sizes, completed.stream().map(MemoryPoint::peakHeapMb).toList());
-            chart.addSeries(writer + " peak RSS", sizes, completed.stream().map(MemoryPoint::peakRssMb).toList());
+            addSeries(chart, writer + " peak heap", points, point -> point.writer().equals(writer) && point.completed(), MemoryPoint::peakHeapMb);
+            addSeries(chart, writer + " peak RSS", points, point -> point.writer().equals(writer) && point.completed(), MemoryPoint::peakRssMb);
+            // where the sink died, what it had reached: the heap at its limit says why
+            addSeries(chart, writer + " peak heap before it died", points, point -> point.writer().equals(writer) && !point.completed(),
+                    MemoryPoint::peakHeapMb);
+        }
+        List<Integer> sizes = points.stream().map(MemoryPoint::shardMib).distinct().sorted().toList();
+        if (sizes.size() > 1) {
+            double limitMb = SinkMemoryFigure.HEAP_LIMIT_MIB * 1.048576;
+            chart.addSeries("heap limit (" + points.get(0).heapLimit() + ")", List.of(sizes.get(0), sizes.get(sizes.size() - 1)),
+                    List.of(limitMb, limitMb)).setMarker(SeriesMarkers.NONE);
         }
         return chart;
+    }
+
+    private static void addSeries(XYChart chart, String name, List<MemoryPoint> points, Predicate<MemoryPoint> which,
+                                  Function<MemoryPoint, Double> megabytes) {
+        List<MemoryPoint> chosen = points.stream().filter(which).filter(point -> megabytes.apply(point) != null).toList();
+        if (!chosen.isEmpty()) {
+            chart.addSeries(name, chosen.stream().map(MemoryPoint::shardMib).toList(), chosen.stream().map(megabytes).toList());
+        }
     }
 
     private static Path save(Chart<?, ?> chart, Path file) throws IOException {

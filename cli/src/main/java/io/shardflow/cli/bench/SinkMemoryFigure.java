@@ -15,7 +15,8 @@ import java.util.OptionalDouble;
  */
 public final class SinkMemoryFigure implements Figure {
 
-    public static final String HEAP_LIMIT = "-Xmx512m";
+    public static final int HEAP_LIMIT_MIB = 512;
+    public static final String HEAP_LIMIT = "-Xmx" + HEAP_LIMIT_MIB + "m";
     private static final Duration TIMEOUT = Duration.ofMinutes(10);
     private static final Duration NEVER_BY_AGE = Duration.ofHours(1);
 
