@@ -23,7 +23,7 @@ import threading
 import time
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Dict, Optional, Union
+from typing import Callable, Dict, Optional, Union
 
 from shardflow.errors import ChecksumError
 from shardflow.log import ShardEntry
@@ -75,35 +75,49 @@ class ShardCache:
     def path_for(self, shard: ShardEntry) -> str:
         return os.path.join(self.directory, f"{shard.sha256}.h5")
 
-    def read(self, shard: ShardEntry, store: ObjectStore) -> bytes:
-        """The shard's verified bytes, from the cache or downloaded into it."""
+    def read(self, shard: ShardEntry, store: ObjectStore) -> bytearray:
+        """The shard's verified bytes, from the cache or downloaded (in one GET) into it."""
+        cached = self.lookup(shard)
+        if cached is not None:
+            return cached
+        buffer = io.BytesIO()
+        store.download(shard.object_key, buffer)
+        return self.admit(shard, bytearray(buffer.getbuffer()))
+
+    def lookup(self, shard: ShardEntry) -> Optional[bytearray]:
+        """The shard's verified bytes if the cache holds them, else None. A damaged file is deleted
+        and raises :class:`ChecksumError`."""
         path = self.path_for(shard)
         with self._pin(path):
             try:
                 with open(path, "rb") as f:
-                    data = f.read()
+                    # A writable buffer: arrays decoded from it are writable, as torch expects.
+                    data = bytearray(os.fstat(f.fileno()).st_size)
+                    f.readinto(data)
             except FileNotFoundError:
-                data = None
-            if data is not None:
-                self._touch(path)
-                self._verify(shard, data, f"in the cache at {path}", path)
+                return None
+            self._touch(path)
+            self._verify(shard, data, f"in the cache at {path}", path)
+            with self._lock:
                 self.stats.hits += 1
-                return data
-            data = self._download(shard, store)
-            self._store(path, data)
-            self._evict()
             return data
 
-    def _download(self, shard: ShardEntry, store: ObjectStore) -> bytes:
-        buffer = io.BytesIO()
-        store.download(shard.object_key, buffer)
-        data = buffer.getvalue()
-        self.stats.downloads += 1
-        self.stats.bytes_downloaded += len(data)
+    def admit(self, shard: ShardEntry, data: bytearray,
+              verified: Callable[[bytearray], None] = lambda data: None) -> bytearray:
+        """Verifies freshly downloaded bytes against the log entry, hands them to ``verified`` (so a
+        reader can decode them while they are written), then caches them; returns them."""
+        with self._lock:
+            self.stats.downloads += 1
+            self.stats.bytes_downloaded += len(data)
         self._verify(shard, data, "after download", None)
+        verified(data)
+        path = self.path_for(shard)
+        with self._pin(path):
+            self._store(path, data)
+            self._evict()
         return data
 
-    def _store(self, path: str, data: bytes) -> None:
+    def _store(self, path: str, data: bytearray) -> None:
         os.makedirs(self.directory, exist_ok=True)
         part = f"{path}.part-{os.getpid()}-{threading.get_ident()}"
         try:
@@ -117,7 +131,7 @@ class ShardCache:
             _unlink(part)
 
     @staticmethod
-    def _verify(shard: ShardEntry, data: bytes, where: str, path: Optional[str]) -> None:
+    def _verify(shard: ShardEntry, data: bytearray, where: str, path: Optional[str]) -> None:
         actual = hashlib.sha256(data).hexdigest()
         if len(data) != shard.bytes or actual != shard.sha256:
             if path is not None:

@@ -9,6 +9,7 @@ from typing import Any, Callable, Dict, List, Mapping, Optional, Union
 from shardflow import layout
 from shardflow.cache import DEFAULT_LIMIT_BYTES, ShardCache
 from shardflow.errors import FormatError, ShardflowError
+from shardflow.fetch import DEFAULT_PREFETCH, DEFAULT_RANGE_SIZE, DEFAULT_RANGE_THRESHOLD, ShardFetcher
 from shardflow.log import CommitLog, ShardEntry, Snapshot
 from shardflow.shard import Shard, read_shard
 from shardflow.spec import DatasetSpec, parse_spec
@@ -99,15 +100,18 @@ class Dataset(ShardSource):
 
     # ---- shards -----------------------------------------------------------------------------
 
-    def shard_bytes(self, shard: ShardEntry) -> bytes:
+    def shard_bytes(self, shard: ShardEntry) -> bytearray:
         """The shard file's bytes, from the cache or downloaded, verified against the log entry."""
         return self.cache.read(shard, self.store)
+
+    def shard_fetcher(self, opts: StreamOptions) -> ShardFetcher:
+        return ShardFetcher(self.cache, self.store, opts.prefetch, opts.range_size, opts.range_threshold)
 
     def read_shard(self, shard: ShardEntry, attributes: bool = True) -> Shard:
         """All rows of one shard, verified and checked against the spec."""
         return self.decode_shard(shard, self.shard_bytes(shard), attributes)
 
-    def decode_shard(self, shard: ShardEntry, data: bytes, attributes: bool) -> Shard:
+    def decode_shard(self, shard: ShardEntry, data: bytearray, attributes: bool) -> Shard:
         if shard.spec_fingerprint != self.spec.fingerprint:
             raise FormatError(f"shard {shard.shard_id} was written for spec fingerprint {shard.spec_fingerprint}, "
                               f"but {self.name}/{self.version} has {self.spec.fingerprint}")
@@ -134,7 +138,9 @@ class Dataset(ShardSource):
 
     def samples(self, *, seed: int = 0, epoch: int = 0, shuffle_shards: bool = True, shuffle_buffer: int = 1000,
                 rank: int = 0, world_size: int = 1, follow: bool = False, poll_interval: float = 5.0,
-                follow_timeout: Optional[float] = None, attributes: bool = False, prefetch: int = 2,
+                follow_timeout: Optional[float] = None, attributes: bool = False,
+                prefetch: int = DEFAULT_PREFETCH, range_size: int = DEFAULT_RANGE_SIZE,
+                range_threshold: int = DEFAULT_RANGE_THRESHOLD,
                 resume: Optional[Mapping[str, Any]] = None) -> "SampleIterator":
         """Iterates reader ``rank`` of ``world_size``'s share of the pinned snapshot, with the same
         order, split, shuffle, follow and resume rules as the PyTorch dataset (:mod:`shardflow.torch`).
@@ -144,7 +150,8 @@ class Dataset(ShardSource):
         """
         opts = StreamOptions(seed=seed, epoch=epoch, shuffle_shards=shuffle_shards, shuffle_buffer=shuffle_buffer,
                              follow=follow, poll_interval=poll_interval, follow_timeout=follow_timeout,
-                             attributes=attributes, prefetch=prefetch)
+                             attributes=attributes, prefetch=prefetch, range_size=range_size,
+                             range_threshold=range_threshold)
         point = parse_state(resume, self.name, self.version, opts) if resume is not None else None
         return SampleIterator(self, opts, rank, world_size, point)
 

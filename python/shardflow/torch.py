@@ -25,6 +25,7 @@ from torch.utils.data import DataLoader, IterableDataset, get_worker_info
 from torch.utils.data.dataloader import default_collate, default_convert
 
 from shardflow.dataset import Dataset
+from shardflow.fetch import DEFAULT_PREFETCH, DEFAULT_RANGE_SIZE, DEFAULT_RANGE_THRESHOLD
 from shardflow.stream import ResumePoint, StreamOptions, make_state, merge_states, parse_state
 
 __all__ = ["ShardflowIterableDataset", "ShardflowDataLoader", "merge_states", "rank_and_world_size"]
@@ -61,12 +62,14 @@ class ShardflowIterableDataset(IterableDataset):
     def __init__(self, dataset: Dataset, *, seed: int = 0, shuffle_shards: bool = True, shuffle_buffer: int = 1000,
                  rank: Optional[int] = None, world_size: Optional[int] = None, follow: bool = False,
                  poll_interval: float = 5.0, follow_timeout: Optional[float] = None, attributes: bool = False,
-                 prefetch: int = 2):
+                 prefetch: int = DEFAULT_PREFETCH, range_size: int = DEFAULT_RANGE_SIZE,
+                 range_threshold: int = DEFAULT_RANGE_THRESHOLD):
         super().__init__()
         self.dataset = dataset
         self.options = StreamOptions(seed=seed, epoch=0, shuffle_shards=shuffle_shards,
                                      shuffle_buffer=shuffle_buffer, follow=follow, poll_interval=poll_interval,
-                                     follow_timeout=follow_timeout, attributes=attributes, prefetch=prefetch)
+                                     follow_timeout=follow_timeout, attributes=attributes, prefetch=prefetch,
+                                     range_size=range_size, range_threshold=range_threshold)
         if rank is not None or world_size is not None:
             rank_and_world_size(rank, world_size)  # fail early on a bad pair
         self._rank, self._world_size = rank, world_size

@@ -1,0 +1,186 @@
+"""Read throughput of the reader against a raw parallel GET of the same shard objects (figure P3).
+
+    python3 -m shardflow.bench_read --endpoint http://127.0.0.1:PORT --bucket shardflow \\
+        --dataset demo --version v1 [--json]
+
+S3 credentials come from the variables the package reads (``SHARDFLOW_S3_ACCESS_KEY``,
+``SHARDFLOW_S3_SECRET_KEY`` or ``SHARDFLOW_S3_SECRET_KEY_FILE``, else ``AWS_*``). In one run, over
+every shard of the pinned snapshot:
+
+1. raw: plain boto3 ``get_object(...)["Body"].read()`` of every shard object, ``--threads`` at a
+   time (default: the reader's prefetch depth, so both sides keep the same number of shards in
+   flight), after one untimed pass so the server's caches are as warm for both sides;
+2. reader, cold: every sample through ``Dataset.samples()`` into an empty cache directory
+   (download, SHA-256 check, cache write, HDF5 decode, per-sample dicts, shuffle buffer);
+3. DataLoader: every sample through ``ShardflowDataLoader`` with ``--workers`` workers and
+   batches of ``--batch-size``, also into an empty cache (worker start-up included).
+
+Throughput is shard bytes (10^6 per MB) per second; each ratio is a rate over the raw rate of the
+same run. With ``--rounds N`` every figure is the median of N rounds.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+from concurrent.futures import ThreadPoolExecutor
+from typing import Callable, Dict, List
+
+from shardflow.dataset import Dataset
+from shardflow.fetch import DEFAULT_PREFETCH, DEFAULT_RANGE_SIZE, DEFAULT_RANGE_THRESHOLD
+from shardflow.store import S3Settings, S3Store
+
+
+def _raw_parallel_get(store: S3Store, keys: List[str], threads: int) -> int:
+    client = store.client
+
+    def get(key: str) -> int:
+        return len(client.get_object(Bucket=store.bucket, Key=key)["Body"].read())
+
+    with ThreadPoolExecutor(threads, thread_name_prefix="raw-get") as pool:
+        return sum(pool.map(get, keys))
+
+
+def _read_all(ds: Dataset, args) -> int:
+    n = 0
+    for _ in ds.samples(seed=0, shuffle_buffer=args.shuffle_buffer, prefetch=args.prefetch,
+                        range_size=args.range_size, range_threshold=args.range_threshold):
+        n += 1
+    return n
+
+
+def _read_dataloader(ds: Dataset, args) -> int:
+    from shardflow.torch import ShardflowDataLoader, ShardflowIterableDataset
+
+    data = ShardflowIterableDataset(ds, seed=0, shuffle_buffer=args.shuffle_buffer, rank=0, world_size=1,
+                                    prefetch=args.prefetch, range_size=args.range_size,
+                                    range_threshold=args.range_threshold)
+    n = 0
+    for batch in ShardflowDataLoader(data, batch_size=args.batch_size, num_workers=args.workers):
+        n += len(batch["sample_id"])
+    return n
+
+
+def _timed(fn: Callable[[], int]):
+    started = time.perf_counter()
+    result = fn()
+    return result, time.perf_counter() - started
+
+
+def measure(args, progress: Callable[[str], None]) -> Dict[str, object]:
+    settings = S3Settings(endpoint=args.endpoint).over(S3Settings.from_env())
+    store = S3Store(args.bucket, settings)
+    root = tempfile.mkdtemp(prefix="shardflow-bench-read-")
+    try:
+        def fresh(name: str) -> Dataset:
+            return Dataset(f"s3://{args.bucket}", args.dataset, args.version, args.snapshot, s3=store,
+                           cache_dir=os.path.join(root, name))
+
+        pinned = fresh("meta")
+        keys = [s.object_key for s in pinned.shards]
+        size = pinned.snapshot.bytes
+        samples = len(pinned)
+        if not keys:
+            raise SystemExit(f"{args.dataset}/{args.version} snapshot {pinned.snapshot_id} has no shards to read")
+        progress(f"{args.dataset}/{args.version} snapshot {pinned.snapshot_id}: {len(keys)} shards, {samples} "
+                 f"samples, {size / 1e6:.1f} MB at {settings.endpoint or 'AWS'}")
+        if _raw_parallel_get(store, keys, args.threads) != size:
+            raise SystemExit("the shard objects do not add up to the snapshot's bytes")
+        runs: Dict[str, List[float]] = {"raw": [], "reader": [], "dataloader": []}
+        for r in range(args.rounds):
+            _, seconds = _timed(lambda: _raw_parallel_get(store, keys, args.threads))
+            runs["raw"].append(seconds)
+            got, seconds = _timed(lambda: _read_all(fresh(f"reader-{r}"), args))
+            _require(got, samples, "reader")
+            runs["reader"].append(seconds)
+            if args.workers > 0:
+                got, seconds = _timed(lambda: _read_dataloader(fresh(f"dataloader-{r}"), args))
+                _require(got, samples, "DataLoader")
+                runs["dataloader"].append(seconds)
+            progress(f"round {r + 1}/{args.rounds}: raw {runs['raw'][-1]:.3f} s, reader {runs['reader'][-1]:.3f} s"
+                     + (f", DataLoader {runs['dataloader'][-1]:.3f} s" if runs["dataloader"] else ""))
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+    def rate(name: str):
+        return round(size / 1e6 / statistics.median(runs[name]), 1) if runs[name] else None
+
+    raw = rate("raw")
+    reader = rate("reader")
+    loader = rate("dataloader")
+    return {
+        "endpoint": settings.endpoint, "bucket": args.bucket, "dataset": args.dataset, "version": args.version,
+        "snapshot": pinned.snapshot_id, "shards": len(keys), "bytes": size, "samples": samples,
+        "threads": args.threads, "prefetch": args.prefetch, "range_size": args.range_size,
+        "range_threshold": args.range_threshold, "shuffle_buffer": args.shuffle_buffer, "rounds": args.rounds,
+        "raw_parallel_get_mb_s": raw,
+        "reader_cold_mb_s": reader,
+        "reader_cold_samples_s": round(samples / statistics.median(runs["reader"])),
+        "reader_ratio": round(reader / raw, 3),
+        f"dataloader_{args.workers}_workers_mb_s": loader,
+        "dataloader_workers": args.workers,
+        "dataloader_batch_size": args.batch_size,
+        "dataloader_ratio": round(loader / raw, 3) if loader is not None else None,
+        "cpus": os.cpu_count(), "python": platform.python_version(),
+    }
+
+
+def _require(got: int, want: int, what: str) -> None:
+    if got != want:
+        raise SystemExit(f"the {what} read {got} samples, the snapshot has {want}")
+
+
+def _print_table(result: Dict[str, object]) -> None:
+    workers = result["dataloader_workers"]
+    print(f"{result['dataset']}/{result['version']} snapshot {result['snapshot']}: {result['shards']} shards, "
+          f"{result['samples']} samples, {result['bytes'] / 1e6:.1f} MB at {result['endpoint']}; "
+          f"{result['threads']} GETs in flight, prefetch {result['prefetch']}, median of {result['rounds']} round(s)")
+    print(f"raw parallel GET          {result['raw_parallel_get_mb_s']:8.1f} MB/s")
+    print(f"reader, cold cache        {result['reader_cold_mb_s']:8.1f} MB/s  = {result['reader_ratio']:.2f} x raw  "
+          f"({result['reader_cold_samples_s']:,} samples/s)")
+    if result["dataloader_ratio"] is not None:
+        print(f"DataLoader, {workers} workers    {result[f'dataloader_{workers}_workers_mb_s']:8.1f} MB/s  "
+              f"= {result['dataloader_ratio']:.2f} x raw")
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(prog="python3 -m shardflow.bench_read", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--endpoint", default=None, help="S3 endpoint (default: SHARDFLOW_S3_ENDPOINT, AWS_ENDPOINT_URL)")
+    parser.add_argument("--bucket", default=os.environ.get("SHARDFLOW_S3_BUCKET", "shardflow"))
+    parser.add_argument("--dataset", required=True)
+    parser.add_argument("--version", required=True)
+    parser.add_argument("--snapshot", type=int, default=None, help="default: the latest")
+    parser.add_argument("--prefetch", type=int, default=DEFAULT_PREFETCH, help="reader's shards downloaded ahead")
+    parser.add_argument("--threads", type=int, default=None, help="raw GETs in flight (default: --prefetch)")
+    parser.add_argument("--range-size", type=int, default=DEFAULT_RANGE_SIZE)
+    parser.add_argument("--range-threshold", type=int, default=DEFAULT_RANGE_THRESHOLD)
+    parser.add_argument("--shuffle-buffer", type=int, default=1000)
+    parser.add_argument("--workers", type=int, default=2, help="DataLoader workers (0: skip the DataLoader)")
+    parser.add_argument("--batch-size", type=int, default=64)
+    parser.add_argument("--rounds", type=int, default=1)
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    args = parser.parse_args(argv)
+    if args.threads is None:
+        args.threads = max(1, args.prefetch)
+    if args.rounds < 1 or args.threads < 1:
+        parser.error("--rounds and --threads must be >= 1")
+    quiet = args.json
+    result = measure(args, lambda line: None if quiet else print(line, file=sys.stderr))
+    if args.json:
+        json.dump(result, sys.stdout)
+        sys.stdout.write("\n")
+    else:
+        _print_table(result)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
