@@ -110,8 +110,10 @@ class ShardFetcher:
         return result.result()
 
     def close(self) -> None:
+        """Drops what has not started and waits for the GETs and cache writes under way, so no
+        thread of this reader outlives it."""
         if self._pool is not None:
-            self._pool.shutdown(wait=False, cancel_futures=True)
+            self._pool.shutdown(wait=True, cancel_futures=True)
             self._pending.clear()
 
     def _start(self, shard: ShardEntry, result: Future, inline: bool = False) -> None:
