@@ -11,11 +11,14 @@ every shard of the pinned snapshot:
    time (default: the reader's prefetch depth, so both sides keep the same number of shards in
    flight), after one untimed pass so the server's caches are as warm for both sides;
 2. reader, cold: every sample through ``Dataset.samples()`` into an empty cache directory
-   (download, SHA-256 check, cache write, HDF5 decode, per-sample dicts, shuffle buffer);
+   (download, SHA-256 check, cache write, HDF5 decode, per-sample dicts, shuffle buffer); then the
+   same with ``cache_dir=False`` (no cache file written); each ``Dataset`` is opened (spec and
+   log read) before its clock starts;
 3. DataLoader: every sample through ``ShardflowDataLoader`` with ``--workers`` workers and
    batches of ``--batch-size``, also into an empty cache (worker start-up included).
 
-Throughput is shard bytes (10^6 per MB) per second. Each round runs the three back to back; a
+Throughput is shard bytes (10^6 per MB) per second; CPU seconds per GB (this process and its
+DataLoader workers) show what each path costs whatever else the machine runs. Each round runs the three back to back; a
 ratio is the median over rounds of (raw GET time / reader time) of the same round, a rate the
 shard bytes over the median time (``--rounds N``, default 3).
 """
@@ -26,6 +29,7 @@ import argparse
 import json
 import os
 import platform
+import resource
 import shutil
 import statistics
 import sys
@@ -69,9 +73,16 @@ def _read_dataloader(ds: Dataset, args) -> int:
     return n
 
 
-def _timed(fn: Callable[[], int]):
-    started = time.perf_counter()
+def _cpu_seconds() -> float:
+    """CPU time of this process and of its children that have ended (DataLoader workers)."""
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return time.process_time() + children.ru_utime + children.ru_stime
+
+
+def _timed(fn: Callable[[], int], cpu: List[float]):
+    started, cpu_started = time.perf_counter(), _cpu_seconds()
     result = fn()
+    cpu.append(_cpu_seconds() - cpu_started)
     return result, time.perf_counter() - started
 
 
@@ -80,9 +91,9 @@ def measure(args, progress: Callable[[str], None]) -> Dict[str, object]:
     store = S3Store(args.bucket, settings)
     root = tempfile.mkdtemp(prefix="shardflow-bench-read-")
     try:
-        def fresh(name: str) -> Dataset:
+        def fresh(name: str, cache: bool = True) -> Dataset:
             return Dataset(f"s3://{args.bucket}", args.dataset, args.version, args.snapshot, s3=store,
-                           cache_dir=os.path.join(root, name))
+                           cache_dir=os.path.join(root, name) if cache else False)
 
         pinned = fresh("meta")
         keys = [s.object_key for s in pinned.shards]
@@ -94,18 +105,25 @@ def measure(args, progress: Callable[[str], None]) -> Dict[str, object]:
                  f"samples, {size / 1e6:.1f} MB at {settings.endpoint or 'AWS'}")
         if _raw_parallel_get(store, keys, args.threads) != size:
             raise SystemExit("the shard objects do not add up to the snapshot's bytes")
-        runs: Dict[str, List[float]] = {"raw": [], "reader": [], "dataloader": []}
+        runs: Dict[str, List[float]] = {"raw": [], "reader": [], "nocache": [], "dataloader": []}
+        cpu: Dict[str, List[float]] = {name: [] for name in runs}
         for r in range(args.rounds):
-            _, seconds = _timed(lambda: _raw_parallel_get(store, keys, args.threads))
+            # Opened before the clock starts: reading the spec and the log is not what is measured.
+            cold, uncached, loaded = fresh(f"reader-{r}"), fresh("none", cache=False), fresh(f"dataloader-{r}")
+            _, seconds = _timed(lambda: _raw_parallel_get(store, keys, args.threads), cpu["raw"])
             runs["raw"].append(seconds)
-            got, seconds = _timed(lambda: _read_all(fresh(f"reader-{r}"), args))
+            got, seconds = _timed(lambda: _read_all(cold, args), cpu["reader"])
             _require(got, samples, "reader")
             runs["reader"].append(seconds)
+            got, seconds = _timed(lambda: _read_all(uncached, args), cpu["nocache"])
+            _require(got, samples, "reader without a cache")
+            runs["nocache"].append(seconds)
             if args.workers > 0:
-                got, seconds = _timed(lambda: _read_dataloader(fresh(f"dataloader-{r}"), args))
+                got, seconds = _timed(lambda: _read_dataloader(loaded, args), cpu["dataloader"])
                 _require(got, samples, "DataLoader")
                 runs["dataloader"].append(seconds)
-            progress(f"round {r + 1}/{args.rounds}: raw {runs['raw'][-1]:.3f} s, reader {runs['reader'][-1]:.3f} s"
+            progress(f"round {r + 1}/{args.rounds}: raw {runs['raw'][-1]:.3f} s, reader {runs['reader'][-1]:.3f} s, "
+                     f"without cache {runs['nocache'][-1]:.3f} s"
                      + (f", DataLoader {runs['dataloader'][-1]:.3f} s" if runs["dataloader"] else ""))
     finally:
         shutil.rmtree(root, ignore_errors=True)
@@ -120,6 +138,9 @@ def measure(args, progress: Callable[[str], None]) -> Dict[str, object]:
             return None
         return round(statistics.median(r / s for r, s in zip(runs["raw"], runs[name])), 3)
 
+    def cpu_per_gb(name: str):
+        return round(statistics.median(cpu[name]) / (size / 1e9), 2) if cpu[name] else None
+
     raw = rate("raw")
     reader = rate("reader")
     loader = rate("dataloader")
@@ -132,10 +153,15 @@ def measure(args, progress: Callable[[str], None]) -> Dict[str, object]:
         "reader_cold_mb_s": reader,
         "reader_cold_samples_s": round(samples / statistics.median(runs["reader"])),
         "reader_ratio": ratio("reader"),
+        "reader_no_cache_mb_s": rate("nocache"),
+        "reader_no_cache_ratio": ratio("nocache"),
         f"dataloader_{args.workers}_workers_mb_s": loader,
         "dataloader_workers": args.workers,
         "dataloader_batch_size": args.batch_size,
         "dataloader_ratio": ratio("dataloader"),
+        "cpu_s_per_gb": {"raw": cpu_per_gb("raw"), "reader_cold": cpu_per_gb("reader"),
+                         "reader_no_cache": cpu_per_gb("nocache"), "dataloader": cpu_per_gb("dataloader")},
+        "load_average_1m": round(os.getloadavg()[0], 2),
         "cpus": os.cpu_count(), "python": platform.python_version(),
     }
 
@@ -153,9 +179,13 @@ def _print_table(result: Dict[str, object]) -> None:
     print(f"raw parallel GET          {result['raw_parallel_get_mb_s']:8.1f} MB/s")
     print(f"reader, cold cache        {result['reader_cold_mb_s']:8.1f} MB/s  ratio {result['reader_ratio']:.2f}  "
           f"({result['reader_cold_samples_s']:,} samples/s)")
+    print(f"reader, no cache          {result['reader_no_cache_mb_s']:8.1f} MB/s  ratio "
+          f"{result['reader_no_cache_ratio']:.2f}")
     if result["dataloader_ratio"] is not None:
         print(f"DataLoader, {workers} workers    {result[f'dataloader_{workers}_workers_mb_s']:8.1f} MB/s  "
               f"ratio {result['dataloader_ratio']:.2f}")
+    print("CPU seconds per GB: " + ", ".join(f"{k} {v}" for k, v in result["cpu_s_per_gb"].items() if v is not None)
+          + f"  ({result['cpus']} CPUs, load average {result['load_average_1m']})")
 
 
 def main(argv=None) -> int:

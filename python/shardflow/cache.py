@@ -23,7 +23,7 @@ import threading
 import time
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Callable, Dict, Optional, Union
+from typing import Dict, Optional, Union
 
 from shardflow.errors import ChecksumError
 from shardflow.log import ShardEntry
@@ -102,20 +102,25 @@ class ShardCache:
                 self.stats.hits += 1
             return data
 
-    def admit(self, shard: ShardEntry, data: bytearray,
-              verified: Callable[[bytearray], None] = lambda data: None) -> bytearray:
-        """Verifies freshly downloaded bytes against the log entry, hands them to ``verified`` (so a
-        reader can decode them while they are written), then caches them; returns them."""
+    def admit(self, shard: ShardEntry, data: bytearray) -> bytearray:
+        """Verifies freshly downloaded bytes against the log entry, then caches them; returns them."""
+        self.check_download(shard, data)
+        self.keep(shard, data)
+        return data
+
+    def check_download(self, shard: ShardEntry, data: bytearray) -> None:
+        """Verifies freshly downloaded bytes against the log entry (:class:`ChecksumError` if not)."""
         with self._lock:
             self.stats.downloads += 1
             self.stats.bytes_downloaded += len(data)
         self._verify(shard, data, "after download", None)
-        verified(data)
+
+    def keep(self, shard: ShardEntry, data: bytearray) -> None:
+        """Writes verified bytes to the cache and evicts what no longer fits."""
         path = self.path_for(shard)
         with self._pin(path):
             self._store(path, data)
             self._evict()
-        return data
 
     def _store(self, path: str, data: bytearray) -> None:
         os.makedirs(self.directory, exist_ok=True)
@@ -200,6 +205,31 @@ class ShardCache:
                 self.stats.evictions += 1
                 log.debug("Evicted %s (%d bytes) from the shard cache", path, size)
             total -= size
+
+
+class NoCache(ShardCache):
+    """Verifies every download and keeps nothing on disk (``Dataset(..., cache_dir=False)``)."""
+
+    def __init__(self):
+        super().__init__(os.devnull, None)
+
+    def __getstate__(self):
+        return {}
+
+    def __setstate__(self, state):
+        self.__init__()
+
+    def __repr__(self):
+        return "NoCache()"
+
+    def lookup(self, shard: ShardEntry) -> Optional[bytearray]:
+        return None
+
+    def _store(self, path: str, data: bytearray) -> None:
+        pass
+
+    def size_bytes(self) -> int:
+        return 0
 
 
 def _unlink(path: str) -> bool:

@@ -7,7 +7,7 @@ import time
 from typing import Any, Callable, Dict, List, Mapping, Optional, Union
 
 from shardflow import layout
-from shardflow.cache import DEFAULT_LIMIT_BYTES, ShardCache
+from shardflow.cache import DEFAULT_LIMIT_BYTES, NoCache, ShardCache
 from shardflow.errors import FormatError, ShardflowError
 from shardflow.fetch import DEFAULT_PREFETCH, DEFAULT_RANGE_SIZE, DEFAULT_RANGE_THRESHOLD, ShardFetcher
 from shardflow.log import CommitLog, ShardEntry, Snapshot
@@ -25,7 +25,8 @@ class Dataset(ShardSource):
     S3 settings come from ``s3`` (a dict with ``endpoint``, ``access_key``, ``secret_key``,
     ``region``, an :class:`~shardflow.store.S3Settings`, or any :class:`~shardflow.store.ObjectStore`),
     else from ``SHARDFLOW_S3_ENDPOINT`` / ``SHARDFLOW_S3_ACCESS_KEY`` / ``SHARDFLOW_S3_SECRET_KEY``,
-    else the standard ``AWS_*`` variables. Shards are cached in ``cache_dir`` (default
+    else the standard ``AWS_*`` variables. ``cache_dir=False`` keeps no local copies (every read
+    downloads and verifies afresh: for machines without disk to spare); else shards are cached in ``cache_dir`` (default
     ``$SHARDFLOW_CACHE_DIR`` or ``~/.cache/shardflow/shards``) up to ``cache_limit_bytes``.
 
     Picklable: DataLoader workers get a copy that opens its own S3 connections.
@@ -33,13 +34,13 @@ class Dataset(ShardSource):
 
     def __init__(self, uri: str, name: str, version: str, snapshot: Optional[int] = None, *,
                  s3: Union[None, ObjectStore, S3Settings, Mapping[str, str]] = None,
-                 cache_dir: Union[str, os.PathLike, None] = None,
+                 cache_dir: Union[str, os.PathLike, None, bool] = None,
                  cache_limit_bytes: Optional[int] = DEFAULT_LIMIT_BYTES):
         self.uri = uri
         self.name = layout.require_name("dataset name", name)
         self.version = layout.require_name("dataset version", version)
         self.store = open_store(uri, s3)
-        self.cache = ShardCache(cache_dir, cache_limit_bytes)
+        self.cache = NoCache() if cache_dir is False else ShardCache(cache_dir, cache_limit_bytes)
         self.spec = self._read_spec()
         self.log = CommitLog(self.store, name, version)
         self._snapshot = self.log.snapshot(snapshot)

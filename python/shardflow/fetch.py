@@ -4,9 +4,9 @@ A reader schedules the shard it is about to decode and the next ``depth`` of its
 taken from the verified cache, or downloaded into one buffer of exactly the size the commit log
 gives: in one GET below ``range_threshold`` bytes, else as ranges of ``range_size`` bytes fetched in
 parallel straight into their place in that buffer (no reassembly copy). The part that finishes last
-verifies the SHA-256, hands the bytes to the reader and then writes the cache file, so no thread
-ever waits for another task and the GETs in flight never exceed ``depth`` (one pool of ``depth``
-threads runs every GET).
+verifies the SHA-256 and hands the bytes to the reader; one writer thread then writes the cache
+file, so no GET thread waits for another task or for the disk, and the GETs in flight never
+exceed ``depth`` (one pool of ``depth`` threads runs every GET).
 
 What is scheduled never changes what is read: the order comes from the stream alone, and a shard
 that was not scheduled (``depth`` 0) is fetched on the spot, its ranges one after another.
@@ -83,6 +83,8 @@ class ShardFetcher:
         self._range_threshold = range_threshold
         self.depth = depth
         self._pool = ThreadPoolExecutor(depth, thread_name_prefix="shardflow-fetch") if depth > 0 else None
+        self._writer = ThreadPoolExecutor(1, thread_name_prefix="shardflow-cache-write") if depth > 0 else None
+        self._writes = threading.BoundedSemaphore(depth + 1)
         self._pending: Dict[str, Future] = {}
 
     def schedule(self, shards: Sequence[ShardEntry]) -> None:
@@ -114,6 +116,7 @@ class ShardFetcher:
         thread of this reader outlives it."""
         if self._pool is not None:
             self._pool.shutdown(wait=True, cancel_futures=True)
+            self._writer.shutdown(wait=True)
             self._pending.clear()
 
     def _start(self, shard: ShardEntry, result: Future, inline: bool = False) -> None:
@@ -153,9 +156,28 @@ class ShardFetcher:
                 # The object is not the size the log gives: fetch it whole so the error reports what it is.
                 download.result.set_result(self._cache.read(download.shard, self._store))
             else:
-                self._cache.admit(download.shard, download.buffer, download.result.set_result)
+                self._cache.check_download(download.shard, download.buffer)
+                download.result.set_result(download.buffer)
+                self._write_later(download.shard, download.buffer)
         except BaseException as e:  # noqa: BLE001
-            if download.result.done():
-                log.warning("Cannot cache shard %s: %s", download.shard.shard_id, e)
-            else:
-                download.result.set_exception(e)
+            download.result.set_exception(e)
+
+    def _write_later(self, shard: ShardEntry, data: bytearray) -> None:
+        """Caches verified bytes on the writer thread, so this GET thread goes on downloading;
+        blocks while ``depth + 1`` writes are queued (the writes hold their buffers)."""
+        if self._writer is None:
+            self._cache.keep(shard, data)
+            return
+        self._writes.acquire()
+        try:
+            self._writer.submit(self._keep, shard, data)
+        except RuntimeError:  # closed meanwhile: nothing more is cached
+            self._writes.release()
+
+    def _keep(self, shard: ShardEntry, data: bytearray) -> None:
+        try:
+            self._cache.keep(shard, data)
+        except Exception as e:  # noqa: BLE001 - a cache that cannot be written must not stop training
+            log.warning("Cannot cache shard %s: %s", shard.shard_id, e)
+        finally:
+            self._writes.release()

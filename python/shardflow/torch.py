@@ -16,6 +16,7 @@ the batches: :class:`ShardflowDataLoader` (a DataLoader) does it, with any numbe
 
 from __future__ import annotations
 
+import math
 import os
 import time
 from typing import Any, Callable, Dict, Mapping, Optional, Sequence, Tuple
@@ -152,16 +153,24 @@ class ShardflowIterableDataset(IterableDataset):
         self._total = point.total
 
 
+_TORCH_DTYPES = {np.dtype(n): t for n, t in (
+    ("bool", torch.bool), ("uint8", torch.uint8), ("int8", torch.int8), ("int16", torch.int16),
+    ("int32", torch.int32), ("int64", torch.int64), ("float16", torch.float16), ("float32", torch.float32),
+    ("float64", torch.float64))}
+
+
 def _stack_arrays(batch, *, collate_fn_map=None):
     """Stacks a batch of numpy arrays with one copy, straight into shared memory in a DataLoader
     worker (as torch's own collate does for tensors), without a tensor per sample first."""
     elem = batch[0]
     if elem.dtype.kind in "OSUV" or not elem.dtype.isnative:
         return _default_numpy_collate(batch, collate_fn_map=collate_fn_map)
-    dtype = torch.from_numpy(elem[None][:0]).dtype
+    dtype = _TORCH_DTYPES.get(elem.dtype)
+    if dtype is None:
+        return _default_numpy_collate(batch, collate_fn_map=collate_fn_map)
     shape = (len(batch),) + elem.shape
     if get_worker_info() is not None:
-        numel = int(np.prod(shape))
+        numel = math.prod(shape)
         storage = torch.empty(0, dtype=dtype).storage()._new_shared(numel)
         out = torch.empty(0, dtype=dtype).new(storage).resize_(*shape)
     else:

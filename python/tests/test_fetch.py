@@ -158,3 +158,13 @@ def test_should_give_each_process_its_own_s3_client(monkeypatch):
     pid = os.getpid()
     monkeypatch.setattr(os, "getpid", lambda: pid + 1)  # as a forked DataLoader worker sees it
     assert store.client is not parent
+
+
+def test_should_read_without_a_local_cache_downloading_afresh_and_writing_nothing(built, tmp_path, monkeypatch):
+    monkeypatch.setenv("SHARDFLOW_CACHE_DIR", os.fspath(tmp_path / "default-cache"))
+    ds = open_dataset(built, cache_dir=False)
+    for epoch in (0, 1):
+        assert Counter(ids(ds.samples(epoch=epoch, range_size=700, range_threshold=1))) == Counter(built.ids)
+    assert sorted(built.store.downloaded) == sorted(2 * [s.object_key for s in ds.shards])
+    assert ds.cache.stats.hits == 0 and ds.cache.stats.downloads == 2 * len(ds.shards)
+    assert not os.path.exists(tmp_path / "default-cache") and not os.path.exists(built.cache_dir)
