@@ -130,15 +130,6 @@ def test_should_raise_a_checksum_error_for_a_corrupt_ranged_download_and_cache_n
     assert not os.path.exists(ds.cache.path_for(victim))
 
 
-def test_should_report_the_real_size_of_an_object_longer_than_the_log_says_when_read_in_ranges(built):
-    ds = open_dataset(built)
-    victim = ds.shards[0]
-    with open(built.store.path(victim.object_key), "ab") as f:
-        f.write(b"extra")
-    with pytest.raises(ChecksumError, match=f"{victim.bytes} bytes .* {victim.bytes + 5} bytes"):
-        list(ds.samples(shuffle_shards=False, range_size=512, range_threshold=1))
-
-
 def test_should_decode_tensors_as_views_into_the_downloaded_bytes_and_samples_as_row_views(built):
     ds = open_dataset(built)
     shard = ds.shards[1]

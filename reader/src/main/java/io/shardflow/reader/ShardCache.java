@@ -7,6 +7,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.FileTime;
@@ -85,25 +86,43 @@ public final class ShardCache {
         return admit(shard, partial);
     }
 
-    /** The cached file of this shard, verified unless {@code verifyCached} is off; empty if not cached. */
-    public synchronized Optional<Path> cached(ShardEntry shard) {
+    /**
+     * The cached file of this shard, verified unless {@code verifyCached} is off; empty if not cached.
+     * The hash runs outside the lock, so readers ahead verify several cached shards at once.
+     */
+    public Optional<Path> cached(ShardEntry shard) {
         Path file = pathOf(shard);
-        Long size = files.get(shard.sha256());
-        if (size != null && Files.isRegularFile(file)) {
-            if (verifyCached) {
-                String actual = ShardDigest.sha256(file);
-                if (!actual.equals(shard.sha256())) {
-                    forget(shard.sha256(), file);
-                    throw new ChecksumMismatchException(shard, actual, true);
-                }
+        synchronized (this) {
+            Long size = files.get(shard.sha256());
+            if (size == null) {
+                return Optional.empty();
             }
+            if (!Files.isRegularFile(file)) {
+                forget(shard.sha256(), file); // deleted behind our back
+                return Optional.empty();
+            }
+        }
+        if (verifyCached) {
+            String actual;
+            try {
+                actual = ShardDigest.sha256(file);
+            } catch (UncheckedIOException e) {
+                if (e.getCause() instanceof NoSuchFileException) {
+                    return Optional.empty(); // evicted by another reader meanwhile: download it again
+                }
+                throw e;
+            }
+            if (!actual.equals(shard.sha256())) {
+                synchronized (this) {
+                    forget(shard.sha256(), file);
+                }
+                throw new ChecksumMismatchException(shard, actual, true);
+            }
+        }
+        synchronized (this) {
             hits++;
-            return Optional.of(file);
         }
-        if (size != null) {
-            forget(shard.sha256(), file); // deleted behind our back
-        }
-        return Optional.empty();
+        return Optional.of(file);
     }
 
     /**
