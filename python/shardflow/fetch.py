@@ -2,11 +2,12 @@
 
 A reader schedules the shard it is about to decode and the next ``depth`` of its own order; each is
 taken from the verified cache, or downloaded into one buffer of exactly the size the commit log
-gives: in one GET below ``range_threshold`` bytes, else as ranges of ``range_size`` bytes fetched in
+gives (the cache file itself, mapped, so the cache costs no second copy; memory without a cache): in one GET below ``range_threshold`` bytes, else as ranges of ``range_size`` bytes fetched in
 parallel straight into their place in that buffer (no reassembly copy). The part that finishes last
-verifies the SHA-256 and hands the bytes to the reader; one writer thread then writes the cache
-file, so no GET thread waits for another task or for the disk, and the GETs in flight never
-exceed ``depth`` (one pool of ``depth`` threads runs every GET).
+verifies the SHA-256, moves the file into the cache and hands the bytes to the reader (when the
+cache file could not be made, one writer thread writes it afterwards), so no GET thread waits for
+another task, and the GETs in flight never exceed ``depth`` (one pool of ``depth`` threads runs
+every GET).
 
 What is scheduled never changes what is read: the order comes from the stream alone, and a shard
 that was not scheduled (``depth`` 0) is fetched on the spot, its ranges one after another.
@@ -19,7 +20,7 @@ import threading
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Dict, List, Optional, Sequence, Tuple
 
-from shardflow.cache import ShardCache
+from shardflow.cache import Buffer, PartFile, ShardCache
 from shardflow.log import ShardEntry
 from shardflow.store import ObjectStore
 
@@ -50,9 +51,10 @@ def byte_ranges(size: int, range_size: int, range_threshold: int) -> List[Tuple[
 class _Download:
     """One shard being downloaded in parts; the last part to finish completes ``result``."""
 
-    def __init__(self, shard: ShardEntry, parts: int, result: Future):
+    def __init__(self, shard: ShardEntry, parts: int, result: Future, part: Optional[PartFile]):
         self.shard = shard
-        self.buffer = bytearray(shard.bytes)
+        self.part = part
+        self.buffer = part.map if part is not None else bytearray(shard.bytes)
         self.result = result
         self._left = parts
         self._lock = threading.Lock()
@@ -103,8 +105,9 @@ class ShardFetcher:
         """Ids of the shards scheduled and not yet taken, in schedule order."""
         return list(self._pending)
 
-    def get(self, shard: ShardEntry) -> bytearray:
-        """The shard's verified bytes (a buffer the caller owns), fetched now if it was not scheduled."""
+    def get(self, shard: ShardEntry) -> Buffer:
+        """The shard's verified bytes (a writable buffer the caller owns: a private mapping of the
+        cache file, or memory), fetched now if it was not scheduled."""
         result = self._pending.pop(shard.shard_id, None)
         if result is None:
             result = Future()
@@ -126,7 +129,7 @@ class ShardFetcher:
                 result.set_result(cached)
                 return
             parts = byte_ranges(shard.bytes, self._range_size, self._range_threshold)
-            download = _Download(shard, len(parts), result)
+            download = _Download(shard, len(parts), result, self._cache.open_part(shard))
             for part in parts[1:]:
                 if inline:
                     self._part(download, part)
@@ -150,11 +153,16 @@ class ShardFetcher:
 
     def _finish(self, download: _Download) -> None:
         try:
-            if download.error is not None:
-                raise download.error
-            if download.wrong_size:
+            if download.error is not None or download.wrong_size:
+                if download.part is not None:
+                    download.part.discard()
+                if download.error is not None:
+                    raise download.error
                 # The object is not the size the log gives: fetch it whole so the error reports what it is.
                 download.result.set_result(self._cache.read(download.shard, self._store))
+            elif download.part is not None:
+                # Downloaded straight into the cache file: verified and moved into place, nothing to write.
+                download.result.set_result(self._cache.admit_part(download.shard, download.part))
             else:
                 self._cache.check_download(download.shard, download.buffer)
                 download.result.set_result(download.buffer)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import io
 import json
+import mmap
 import os
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Union
@@ -90,15 +91,16 @@ def _in_place(ds, buffer) -> Optional[np.ndarray]:
     return np.frombuffer(buffer, dtype=ds.dtype, count=ds.size, offset=offset).reshape(ds.shape)
 
 
-def read_shard(source: Union[str, os.PathLike, bytes, bytearray, memoryview], attributes: bool = True) -> Shard:
+def read_shard(source: Union[str, os.PathLike, bytes, bytearray, memoryview, mmap.mmap],
+               attributes: bool = True) -> Shard:
     """Reads every row of a shard into memory, from a file path or from the file's bytes.
 
     From bytes, tensors stored contiguously (as shard-sink writes them) are numpy views into those
     bytes, not copies: the arrays keep the buffer alive, and they are writable when it is (a
-    ``bytearray``). ``attributes=False`` skips decoding the per-row attribute JSON
+    ``bytearray`` or a writable mapping). ``attributes=False`` skips decoding the per-row attribute JSON
     (``Shard.attributes`` is empty).
     """
-    in_memory = isinstance(source, (bytes, bytearray, memoryview))
+    in_memory = isinstance(source, (bytes, bytearray, memoryview, mmap.mmap))
     path = "<bytes>" if in_memory else os.fspath(source)
     buffer = source if in_memory else None
     opened = _BufferFile(source) if in_memory else path

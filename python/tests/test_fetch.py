@@ -1,6 +1,7 @@
 """Download-ahead: bounded depth, ranged GETs reassembled in place, the same samples whatever the
 settings, and decoding without copies."""
 
+import hashlib
 import os
 import threading
 import time
@@ -128,6 +129,19 @@ def test_should_raise_a_checksum_error_for_a_corrupt_ranged_download_and_cache_n
         list(ds.samples(shuffle_shards=False, range_size=512, range_threshold=1))
     assert caught.value.shard_id == victim.shard_id
     assert not os.path.exists(ds.cache.path_for(victim))
+    assert not [n for n in os.listdir(built.cache_dir) if ".part" in n], "no half file is left"
+
+
+def test_should_keep_the_cached_file_intact_when_a_trainer_changes_a_sample_in_place(built):
+    ds = open_dataset(built)
+    first = next(iter(ds.samples(shuffle_buffer=0, shuffle_shards=False)))
+    original = np.array(first["image"])
+    first["image"][...] = -1.0  # e.g. an in-place normalisation
+    shard = ds.shards[0]
+    assert hashlib.sha256(open(ds.cache.path_for(shard), "rb").read()).hexdigest() == shard.sha256
+    again = next(iter(ds.samples(shuffle_buffer=0, shuffle_shards=False)))
+    assert ds.cache.stats.hits >= 1
+    np.testing.assert_array_equal(again["image"], original)
 
 
 def test_should_decode_tensors_as_views_into_the_downloaded_bytes_and_samples_as_row_views(built):
