@@ -108,6 +108,8 @@ class ShardCache:
         """A new file of the shard's size in the cache directory, mapped for a download to land in
         directly (no second copy to write the cache file); None if the disk cannot hold it, and the
         download then goes to memory."""
+        if not hasattr(os, "posix_fallocate"):
+            return None  # without it a full disk would surface as SIGBUS on a mapped write
         os.makedirs(self.directory, exist_ok=True)
         with self._lock:
             self._parts += 1
@@ -121,7 +123,7 @@ class ShardCache:
             # Blocks allocated now: a full disk is an error here, not a SIGBUS on a mapped write.
             os.posix_fallocate(fd, 0, shard.bytes)
             return PartFile(path, mmap.mmap(fd, shard.bytes))
-        except OSError as e:
+        except (OSError, ValueError) as e:
             log.warning("Cannot cache shard %s in %s: %s", shard.shard_id, self.directory, e)
             _unlink(path)
             return None

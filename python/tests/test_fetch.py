@@ -173,3 +173,14 @@ def test_should_read_without_a_local_cache_downloading_afresh_and_writing_nothin
     assert sorted(built.store.downloaded) == sorted(2 * [s.object_key for s in ds.shards])
     assert ds.cache.stats.hits == 0 and ds.cache.stats.downloads == 2 * len(ds.shards)
     assert not os.path.exists(tmp_path / "default-cache") and not os.path.exists(built.cache_dir)
+
+
+def test_should_download_into_memory_and_cache_afterwards_when_the_cache_file_cannot_be_made(built, monkeypatch):
+    def no_room(fd, offset, length):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(os, "posix_fallocate", no_room)
+    ds = open_dataset(built)
+    assert Counter(ids(ds.samples(range_size=700, range_threshold=1))) == Counter(built.ids)
+    assert sorted(os.listdir(built.cache_dir)) == sorted(f"{s.sha256}.h5" for s in ds.shards), \
+        "verified downloads are still cached, by the writer thread"
