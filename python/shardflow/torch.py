@@ -16,18 +16,21 @@ the batches: :class:`ShardflowDataLoader` (a DataLoader) does it, with any numbe
 
 from __future__ import annotations
 
+import math
 import os
 import time
 from typing import Any, Callable, Dict, Mapping, Optional, Sequence, Tuple
 
+import numpy as np
 import torch
 from torch.utils.data import DataLoader, IterableDataset, get_worker_info
 from torch.utils.data.dataloader import default_collate, default_convert
 
 from shardflow.dataset import Dataset
+from shardflow.fetch import DEFAULT_PREFETCH, DEFAULT_RANGE_SIZE, DEFAULT_RANGE_THRESHOLD
 from shardflow.stream import ResumePoint, StreamOptions, make_state, merge_states, parse_state
 
-__all__ = ["ShardflowIterableDataset", "ShardflowDataLoader", "merge_states", "rank_and_world_size"]
+__all__ = ["ShardflowIterableDataset", "ShardflowDataLoader", "collate_samples", "merge_states", "rank_and_world_size"]
 
 
 def rank_and_world_size(rank: Optional[int] = None, world_size: Optional[int] = None) -> Tuple[int, int]:
@@ -61,12 +64,14 @@ class ShardflowIterableDataset(IterableDataset):
     def __init__(self, dataset: Dataset, *, seed: int = 0, shuffle_shards: bool = True, shuffle_buffer: int = 1000,
                  rank: Optional[int] = None, world_size: Optional[int] = None, follow: bool = False,
                  poll_interval: float = 5.0, follow_timeout: Optional[float] = None, attributes: bool = False,
-                 prefetch: int = 2):
+                 prefetch: int = DEFAULT_PREFETCH, range_size: int = DEFAULT_RANGE_SIZE,
+                 range_threshold: int = DEFAULT_RANGE_THRESHOLD):
         super().__init__()
         self.dataset = dataset
         self.options = StreamOptions(seed=seed, epoch=0, shuffle_shards=shuffle_shards,
                                      shuffle_buffer=shuffle_buffer, follow=follow, poll_interval=poll_interval,
-                                     follow_timeout=follow_timeout, attributes=attributes, prefetch=prefetch)
+                                     follow_timeout=follow_timeout, attributes=attributes, prefetch=prefetch,
+                                     range_size=range_size, range_threshold=range_threshold)
         if rank is not None or world_size is not None:
             rank_and_world_size(rank, world_size)  # fail early on a bad pair
         self._rank, self._world_size = rank, world_size
@@ -148,6 +153,47 @@ class ShardflowIterableDataset(IterableDataset):
         self._total = point.total
 
 
+_TORCH_DTYPES = {np.dtype(n): t for n, t in (
+    ("bool", torch.bool), ("uint8", torch.uint8), ("int8", torch.int8), ("int16", torch.int16),
+    ("int32", torch.int32), ("int64", torch.int64), ("float16", torch.float16), ("float32", torch.float32),
+    ("float64", torch.float64))}
+
+
+def _stack_arrays(batch, *, collate_fn_map=None):
+    """Stacks a batch of numpy arrays with one copy, straight into shared memory in a DataLoader
+    worker (as torch's own collate does for tensors), without a tensor per sample first."""
+    elem = batch[0]
+    if elem.dtype.kind in "OSUV" or not elem.dtype.isnative:
+        return _default_numpy_collate(batch, collate_fn_map=collate_fn_map)
+    dtype = _TORCH_DTYPES.get(elem.dtype)
+    if dtype is None:
+        return _default_numpy_collate(batch, collate_fn_map=collate_fn_map)
+    shape = (len(batch),) + elem.shape
+    if get_worker_info() is not None:
+        numel = math.prod(shape)
+        storage = torch.empty(0, dtype=dtype).storage()._new_shared(numel)
+        out = torch.empty(0, dtype=dtype).new(storage).resize_(*shape)
+    else:
+        out = torch.empty(shape, dtype=dtype)
+    np.stack(batch, out=out.numpy())
+    return out
+
+
+try:  # torch >= 1.13: the collate of numpy arrays can be replaced on its own
+    from torch.utils.data._utils.collate import collate as _collate
+    from torch.utils.data._utils.collate import collate_numpy_array_fn as _default_numpy_collate
+    from torch.utils.data._utils.collate import default_collate_fn_map as _default_map
+
+    _SAMPLE_COLLATE_MAP = {**_default_map, np.ndarray: _stack_arrays}
+
+    def collate_samples(batch):
+        """torch's default collate, with numpy tensors stacked with one copy (:func:`_stack_arrays`):
+        the same batch, faster. ShardflowDataLoader's default."""
+        return _collate(batch, collate_fn_map=_SAMPLE_COLLATE_MAP)
+except ImportError:  # older torch: its default collate as it is
+    collate_samples = default_collate
+
+
 class _PositionCollate:
     """Collates with the user's function and passes the samples' positions alongside the batch."""
 
@@ -164,7 +210,9 @@ class ShardflowDataLoader(DataLoader):
     """A DataLoader over a :class:`ShardflowIterableDataset` that counts the samples it delivers,
     so ``dataset.state_dict()`` is exact at any point of the loop, with any ``num_workers``.
 
-    Batches are exactly what ``collate_fn`` (default: torch's default collate) makes of the samples.
+    Batches are exactly what ``collate_fn`` makes of the samples; the default,
+    :func:`collate_samples`, makes what torch's default collate makes, stacking numpy tensors with
+    one copy.
     ``persistent_workers`` is refused: workers that outlive an epoch would not see ``set_epoch``.
     """
 
@@ -179,7 +227,7 @@ class ShardflowDataLoader(DataLoader):
             if kwargs.get(name):
                 raise ValueError(f"{name} does not apply: order and shuffling are the dataset's (seed, shuffle_buffer)")
         if collate_fn is None:
-            collate_fn = default_collate if batch_size is not None else default_convert
+            collate_fn = collate_samples if batch_size is not None else default_convert
         super().__init__(dataset, batch_size=batch_size, collate_fn=_PositionCollate(collate_fn), **kwargs)
 
     def __iter__(self):
