@@ -187,7 +187,10 @@ def worker_samples(source: ShardSource, segs: Iterator[List[ShardEntry]], opts: 
 def _sample(shard: Shard, row: int) -> Sample:
     s = Sample()
     for name, values in shard.tensors.items():
-        s[name] = np.array(values[row])  # a copy: the shard's arrays are freed once it is consumed
+        if isinstance(values, list):  # variable rows: each already its own object
+            s[name] = values[row]
+        else:
+            s[name] = np.array(values[row])  # a copy: the shard's arrays are freed once it is consumed
     s["sample_id"] = shard.sample_ids[row]
     s["device_id"] = shard.device_ids[row]
     s["produced_at"] = int(shard.produced_at[row])
