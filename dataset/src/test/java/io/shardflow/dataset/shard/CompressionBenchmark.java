@@ -43,7 +43,7 @@ class CompressionBenchmark {
         for (int i = 0; i < FRAMES; i++) {
             frames.add(scene(random, 240, 320));
         }
-        report("raw frames uint8 240x320x3", TensorSpec.parse("frame:uint8:240x320x3"), frames.stream().map(CompressionBenchmark::pixels).toList());
+        report("raw frames uint8 240x320x3", TensorSpec.parse("frame:uint8:240x320x3"), frames.stream().map(ImagePixels::rgb).toList());
         report("JPEG frames q0.9 (bytes)", TensorSpec.parse("frame:bytes:image/jpeg"), frames.stream().map(CompressionBenchmark::jpeg).toList());
         List<byte[]> sensors = new ArrayList<>();
         for (int i = 0; i < TRACES; i++) {
@@ -101,20 +101,6 @@ class CompressionBenchmark {
 
     private static int clamp(int v) {
         return Math.max(0, Math.min(255, v));
-    }
-
-    private static byte[] pixels(BufferedImage image) {
-        byte[] out = new byte[image.getHeight() * image.getWidth() * 3];
-        int i = 0;
-        for (int y = 0; y < image.getHeight(); y++) {
-            for (int x = 0; x < image.getWidth(); x++) {
-                int rgb = image.getRGB(x, y);
-                out[i++] = (byte) (rgb >> 16);
-                out[i++] = (byte) (rgb >> 8);
-                out[i++] = (byte) rgb;
-            }
-        }
-        return out;
     }
 
     private static byte[] jpeg(BufferedImage image) {

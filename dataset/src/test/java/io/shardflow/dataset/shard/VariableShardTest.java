@@ -9,8 +9,6 @@ import io.shardflow.dataset.spec.Compression;
 import io.shardflow.dataset.spec.DatasetSpec;
 import io.shardflow.dataset.spec.Specs;
 import io.shardflow.dataset.spec.TensorSpec;
-import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -148,11 +146,5 @@ class VariableShardTest {
             rows.add(new SampleRow("s-" + i, "dev", 1_700_000_000_000L + i, tensors, Map.of("k", "v" + i), shapes));
         }
         return rows;
-    }
-
-    static byte[] littleEndianFloats(float... values) {
-        ByteBuffer buffer = ByteBuffer.allocate(values.length * 4).order(ByteOrder.LITTLE_ENDIAN);
-        buffer.asFloatBuffer().put(values);
-        return buffer.array();
     }
 }

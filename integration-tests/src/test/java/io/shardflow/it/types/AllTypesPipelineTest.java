@@ -9,6 +9,7 @@ import io.shardflow.dataset.catalog.DatasetCatalog;
 import io.shardflow.dataset.log.CommitLog;
 import io.shardflow.dataset.log.ShardEntry;
 import io.shardflow.dataset.log.Snapshot;
+import io.shardflow.dataset.shard.ImagePixels;
 import io.shardflow.dataset.spec.Compression;
 import io.shardflow.dataset.spec.DatasetSpec;
 import io.shardflow.dataset.spec.TensorSpec;
@@ -16,6 +17,7 @@ import io.shardflow.dataset.store.S3ObjectStore;
 import io.shardflow.edge.EdgePublisher;
 import io.shardflow.edge.SampleBuilder;
 import io.shardflow.ingest.IngestApp;
+import io.shardflow.it.PythonShardReader;
 import io.shardflow.it.support.KafkaTopics;
 import io.shardflow.it.support.TestStack;
 import io.shardflow.reader.DatasetReader;
@@ -250,7 +252,7 @@ class AllTypesPipelineTest {
                     BufferedImage image = ImageIO.read(new ByteArrayInputStream(bytes(tensor)));
                     assertThat(shape(value)).as("decoded %s", name).containsExactly(image.getHeight(), image.getWidth(), 3);
                     if (name.equals("mask")) { // PNG is lossless: the very pixels
-                        assertThat(Base64.getDecoder().decode(value.get("pixels_b64").asText())).isEqualTo(rgb(image));
+                        assertThat(Base64.getDecoder().decode(value.get("pixels_b64").asText())).isEqualTo(ImagePixels.rgb(image));
                     }
                 } else if (name.equals("caption")) {
                     assertThat(value.get("text").asText()).isEqualTo(text(sample, "caption"));
@@ -273,20 +275,6 @@ class AllTypesPipelineTest {
         byte[] out = new byte[bytes.length / from * to];
         for (int i = 0; i < bytes.length / from; i++) {
             System.arraycopy(bytes, i * from, out, i * to, from);
-        }
-        return out;
-    }
-
-    private static byte[] rgb(BufferedImage image) {
-        byte[] out = new byte[image.getHeight() * image.getWidth() * 3];
-        int i = 0;
-        for (int y = 0; y < image.getHeight(); y++) {
-            for (int x = 0; x < image.getWidth(); x++) {
-                int rgb = image.getRGB(x, y);
-                out[i++] = (byte) (rgb >> 16);
-                out[i++] = (byte) (rgb >> 8);
-                out[i++] = (byte) rgb;
-            }
         }
         return out;
     }
@@ -314,7 +302,7 @@ class AllTypesPipelineTest {
         Path script = repo.resolve("integration-tests/src/test/resources/python/read_all_types.py");
         Path output = Files.createTempFile(work, "read", ".json");
         Path errors = Files.createTempFile(work, "read", ".err");
-        List<String> command = new ArrayList<>(List.of(pythonBinary().toString(), script.toString()));
+        List<String> command = new ArrayList<>(List.of(PythonShardReader.python().toString(), script.toString()));
         command.addAll(args);
         ProcessBuilder builder = new ProcessBuilder(command).redirectOutput(output.toFile()).redirectError(errors.toFile());
         builder.environment().put("PYTHONPATH", repo.resolve("python").toString());
@@ -326,15 +314,5 @@ class AllTypesPipelineTest {
             throw new IllegalStateException("read_all_types.py " + args.get(0) + " failed: " + Files.readString(errors));
         }
         return new ObjectMapper().readTree(output.toFile());
-    }
-
-    private static Path pythonBinary() {
-        String configured = System.getenv("SHARDFLOW_PYTHON");
-        Path python = configured != null && !configured.isBlank() ? Path.of(configured)
-                : Path.of(System.getProperty("user.home"), ".cache", "shardflow", "venv", "bin", "python");
-        if (!Files.isExecutable(python)) {
-            throw new IllegalStateException("no Python at " + python + "; run scripts/setup-python.sh or set SHARDFLOW_PYTHON");
-        }
-        return python;
     }
 }
