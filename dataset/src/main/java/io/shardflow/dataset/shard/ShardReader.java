@@ -13,6 +13,7 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -119,7 +120,7 @@ public final class ShardReader {
         @SuppressWarnings("unchecked")
         List<Integer>[] rowShapes = new List[n];
         for (int i = 0; i < n; i++) {
-            rowShapes[i] = java.util.Arrays.stream(shapes[i]).mapToObj(d -> Math.toIntExact(d)).toList();
+            rowShapes[i] = Arrays.stream(shapes[i]).mapToObj(d -> Math.toIntExact(d)).toList();
         }
         return new TensorRows(bytes, rowShapes);
     }
@@ -157,7 +158,7 @@ public final class ShardReader {
                 throw new IllegalStateException("row " + i + " spans elements " + offsets[i] + " to " + offsets[i + 1]
                         + " of " + values.length / itemSize);
             }
-            rows[i] = java.util.Arrays.copyOfRange(values, from, to);
+            rows[i] = Arrays.copyOfRange(values, from, to);
         }
         return rows;
     }

@@ -1,6 +1,7 @@
 package io.shardflow.ingest.validate;
 
 import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
 import java.util.Optional;
 import java.util.zip.CRC32;
 
@@ -101,7 +102,7 @@ final class ImageCheck {
                 return Optional.of("chunk at byte " + (at - start) + " runs past the end");
             }
             String type = new String(new byte[] {b.get(at + 4), b.get(at + 5), b.get(at + 6), b.get(at + 7)},
-                    java.nio.charset.StandardCharsets.ISO_8859_1);
+                    StandardCharsets.ISO_8859_1);
             crc.reset();
             crc.update(b.duplicate().position(at + 4).limit(at + 8 + (int) length));
             if ((int) crc.getValue() != b.getInt(at + 8 + (int) length)) {
