@@ -100,3 +100,14 @@ def test_should_give_torch_bfloat16_decoded_images_and_padded_or_listed_ragged_b
     for i, row in enumerate(written):
         assert frames[i].dtype == torch.uint8
         assert torch.equal(frames[i], torch.from_numpy(row["pixels"]))
+
+
+def test_should_print_variable_tensors_as_json(tmp_path):
+    from shardflow.inspect import shard_as_json
+
+    path = tmp_path / "shard.h5"
+    path.write_bytes(shard_file_bytes(SPEC, "det/v1/lane-00000/shard-000000000000", rows(3)))
+    out = json.loads(json.dumps(shard_as_json(str(path))))
+    assert out["tensors"]["caption"]["values"] == ["", "ü 日本 😀", "ü 日本 😀ü 日本 😀"]
+    assert out["tensors"]["boxes"]["shapes"] == [[0, 4], [1, 4], [2, 4]]
+    assert out["tensors"]["half"]["dtype"] == "float16"
