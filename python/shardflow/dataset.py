@@ -126,6 +126,12 @@ class Dataset(ShardSource):
         tensors = {}
         for t in self.spec.tensors:
             values = rows.tensors.get(t.name)
+            if t.variable:
+                if not isinstance(values, list) or len(values) != shard.sample_count:
+                    raise FormatError(f"shard {shard.shard_id}: tensor {t.name!r} should be {shard.sample_count} "
+                                      f"rows of {t.dtype} {t.shape_text()}, the file has {type(values).__name__}")
+                tensors[t.name] = values
+                continue
             expected = (shard.sample_count,) + t.shape
             if values is None or values.shape != expected or values.dtype != t.numpy_dtype:
                 got = "nothing" if values is None else f"{values.dtype} {values.shape}"

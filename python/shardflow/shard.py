@@ -1,9 +1,14 @@
 """One HDF5 shard as written by shard-sink, read with plain h5py.
 
 Layout (format 1): root attributes ``shardflow_format``, ``dataset``, ``version``, ``shard_id``,
-``sample_count``, ``spec_fingerprint``; group ``tensors`` with one dataset per tensor field of
-shape ``(N, *field_shape)``; root datasets ``sample_id``, ``device_id`` (strings), ``produced_at``
-(int64 epoch ms) and ``attributes`` (one JSON object per row).
+``sample_count``, ``spec_fingerprint``; group ``tensors`` with one dataset per fixed tensor field of
+shape ``(N, *field_shape)``, and one group per string, bytes or free-shape tensor holding
+``values``, ``offsets`` (N+1) and, for free shapes, ``shapes`` (N, rank); root datasets
+``sample_id``, ``device_id`` (strings), ``produced_at`` (int64 epoch ms) and ``attributes`` (one
+JSON object per row).
+
+Fixed tensors come back as one ``(N, *shape)`` array (bfloat16 as its uint16 bits); variable ones
+as a list of N rows: ``str`` for string, ``bytes`` for bytes, an array of its own shape otherwise.
 """
 
 from __future__ import annotations
@@ -32,6 +37,8 @@ class Shard:
     device_ids: List[str]
     produced_at: np.ndarray
     attributes: List[Dict[str, str]] = field(default_factory=list)
+    #: tensor name -> media type, for bytes tensors declared as images
+    encodings: Dict[str, str] = field(default_factory=dict)
 
     def __len__(self) -> int:
         return len(self.sample_ids)
@@ -109,11 +116,18 @@ def read_shard(source: Union[str, os.PathLike, bytes, bytearray, memoryview, mma
         if fmt != SUPPORTED_FORMAT:
             raise ValueError(f"{path}: shard format {fmt} is not supported (expected {SUPPORTED_FORMAT})")
         tensors = {}
-        for name, ds in f["tensors"].items():
-            data = _in_place(ds, buffer)
+        encodings = {}
+        for name, node in f["tensors"].items():
+            dtype = _text(node.attrs.get("shardflow_dtype", ""))
+            if isinstance(node, h5py.Group):
+                tensors[name] = _variable_rows(node, dtype)
+                if "shardflow_encoding" in node.attrs:
+                    encodings[name] = _text(node.attrs["shardflow_encoding"])
+                continue
+            data = _in_place(node, buffer)
             if data is None:
-                data = ds[()]
-            if _text(ds.attrs.get("shardflow_dtype", "")) == "bool":
+                data = node[()]
+            if dtype == "bool":
                 data = data.astype(np.bool_, copy=False)
             tensors[name] = data
         rows = [json.loads(s) if s else {} for s in _strings(f["attributes"])] if attributes else []
@@ -127,4 +141,18 @@ def read_shard(source: Union[str, os.PathLike, bytes, bytearray, memoryview, mma
             device_ids=_strings(f["device_id"]),
             produced_at=f["produced_at"][()].astype(np.int64, copy=False),
             attributes=rows,
+            encodings=encodings,
         )
+
+
+def _variable_rows(group, dtype: str) -> list:
+    """Row i = values[offsets[i]:offsets[i+1]], reshaped to shapes[i] for free shapes."""
+    values = group["values"][()]
+    offsets = group["offsets"][()]
+    n = len(offsets) - 1
+    if dtype == "string":
+        return [values[offsets[i]:offsets[i + 1]].tobytes().decode("utf-8") for i in range(n)]
+    if dtype == "bytes":
+        return [values[offsets[i]:offsets[i + 1]].tobytes() for i in range(n)]
+    shapes = group["shapes"][()]
+    return [values[offsets[i]:offsets[i + 1]].reshape(tuple(int(d) for d in shapes[i])) for i in range(n)]

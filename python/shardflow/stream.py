@@ -196,8 +196,11 @@ def worker_samples(source: ShardSource, segs: Iterator[List[ShardEntry]], opts: 
         fetcher.close()
 
 
-def _row_views(values: np.ndarray) -> List[np.ndarray]:
-    """One view per row; 0-d arrays (not numpy scalars) for scalar tensors, as ``values[row]`` is not."""
+def _row_views(values) -> list:
+    """One view per row; 0-d arrays (not numpy scalars) for scalar tensors, as ``values[row]`` is not.
+    Variable rows (strings, bytes, free shapes) are already a list of their own objects."""
+    if isinstance(values, list):
+        return values
     if values.ndim == 1:
         return [values[r, ...] for r in range(len(values))]
     return list(values)  # row views, made in C
@@ -219,8 +222,11 @@ def _samples(shard: Shard) -> Iterator[Sample]:
 def _sample(shard: Shard, row: int) -> Sample:
     s = Sample()
     for name, values in shard.tensors.items():
-        # A view into the shard's buffer, not a copy: the buffer lives as long as one of its samples.
-        s[name] = values[row, ...]
+        if isinstance(values, list):  # variable rows: each already its own object
+            s[name] = values[row]
+        else:
+            # A view into the shard's buffer, not a copy: the buffer lives as long as one of its samples.
+            s[name] = values[row, ...]
     s["sample_id"] = shard.sample_ids[row]
     s["device_id"] = shard.device_ids[row]
     s["produced_at"] = int(shard.produced_at[row])

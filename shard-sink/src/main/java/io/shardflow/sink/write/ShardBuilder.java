@@ -7,6 +7,7 @@ import io.shardflow.dataset.shard.SampleRow;
 import io.shardflow.dataset.shard.ShardDigest;
 import io.shardflow.dataset.shard.ShardFileWriter;
 import io.shardflow.dataset.spec.DatasetSpec;
+import io.shardflow.dataset.spec.TensorSpec;
 import io.shardflow.schemas.Sample;
 import io.shardflow.schemas.Tensor;
 import io.shardflow.schemas.internal.SampleAssigned;
@@ -52,7 +53,7 @@ public final class ShardBuilder {
                 throw new IllegalStateException("shard " + id + " has a bad or repeated row index " + index
                         + " for " + rows.length + " sealed samples");
             }
-            rows[index] = toRow(assigned.getSample());
+            rows[index] = toRow(assigned.getSample(), spec);
             payload += rows[index].tensors().values().stream().mapToLong(b -> b.length).sum();
         }
         if (spooled.size() != rows.length) {
@@ -73,16 +74,24 @@ public final class ShardBuilder {
         return new BuiltShard(id, file, entry);
     }
 
-    static SampleRow toRow(Sample sample) {
+    /**
+     * The one place a decoded sample becomes a shard row: its tensor bytes, and the sample's own shape
+     * of each tensor whose spec leaves a dimension free (fixed shapes come from the spec).
+     */
+    static SampleRow toRow(Sample sample, DatasetSpec spec) {
         Map<String, byte[]> tensors = new HashMap<>();
+        Map<String, List<Integer>> shapes = new HashMap<>();
         for (Tensor tensor : sample.getTensors()) {
             ByteBuffer data = tensor.getData().duplicate();
             byte[] bytes = new byte[data.remaining()];
             data.get(bytes);
             tensors.put(tensor.getName(), bytes);
+            if (spec.tensor(tensor.getName()).map(TensorSpec::hasFreeDimension).orElse(false)) {
+                shapes.put(tensor.getName(), List.copyOf(tensor.getShape()));
+            }
         }
         return new SampleRow(sample.getSampleId(), sample.getDeviceId(), sample.getProducedAt().toEpochMilli(), tensors,
-                sample.getAttributes());
+                sample.getAttributes(), shapes);
     }
 
     private static long size(Path file) {
