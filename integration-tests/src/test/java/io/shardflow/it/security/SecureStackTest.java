@@ -165,6 +165,9 @@ class SecureStackTest {
 
         assertThatThrownBy(() -> produce(sink, "samples")).as("sink writes samples")
                 .hasRootCauseInstanceOf(TopicAuthorizationException.class);
+        // It reads samples (the pipeline tests above prove it), but not the dead letters.
+        assertThatThrownBy(() -> readOne(sink, "samples-dlq")).as("sink reads samples-dlq")
+                .isInstanceOf(TopicAuthorizationException.class);
         assertThatThrownBy(() -> readOne(ingest, "shard-assignments")).as("ingest reads shard-assignments")
                 .isInstanceOf(TopicAuthorizationException.class);
         assertThatThrownBy(() -> deleteTopic(ingest, "samples")).as("ingest deletes samples")
