@@ -29,6 +29,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.SplittableRandom;
+import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.function.LongSupplier;
@@ -53,7 +54,7 @@ final class SinkHarness<C extends MockConsumer<byte[], byte[]>> {
     static final Duration FIRST_BACKOFF = Duration.ofSeconds(1);
     static final Duration MAX_BACKOFF = Duration.ofSeconds(8);
 
-    /** Builds and uploads shards in parallel as the sink does; each round still ends within {@code pollOnce} (inline rounds). */
+    /** Builds and uploads shards in parallel as the sink does. */
     private static final ExecutorService BUILDERS = Executors.newFixedThreadPool(2, task -> {
         Thread thread = new Thread(task, "sink-test-build");
         thread.setDaemon(true);
@@ -91,7 +92,7 @@ final class SinkHarness<C extends MockConsumer<byte[], byte[]>> {
         LongSupplier nanoTime = options.nanoTime == null ? System::nanoTime : options.nanoTime;
         worker = new SinkWorker(consumer, TOPIC, Duration.ofMillis(10), spools,
                 new BackgroundFinisher(new ShardFinisher(builder, uploader, committer, options.hook,
-                        new ShardQuarantine(options.target, retrier, CLOCK, "sink-test", meters), BUILDERS), Runnable::run),
+                        new ShardQuarantine(options.target, retrier, CLOCK, "sink-test", meters), BUILDERS), options.rounds),
                 new ReplayCheck(committer::isCommitted, backpressure::inOutage, nanoTime), backpressure,
                 new SinkMetrics(meters), options.hook);
     }
@@ -176,6 +177,7 @@ final class SinkHarness<C extends MockConsumer<byte[], byte[]>> {
         private long spoolLimit = Long.MAX_VALUE;
         private SinkHook hook = SinkHook.NONE;
         private SampleSource samples = ShardEvents.samplesTopic();
+        private Executor rounds = Runnable::run;
 
         private Builder(C consumer, Path dir, ObjectStore target) {
             this.consumer = consumer;
@@ -187,6 +189,12 @@ final class SinkHarness<C extends MockConsumer<byte[], byte[]>> {
         /** The samples topic the sink reads rows from; by default every offset holds its seed's sample. */
         Builder<C> samples(SampleSource topic) {
             this.samples = topic;
+            return this;
+        }
+
+        /** Where finishing rounds run; by default inline, so each round ends within {@code pollOnce}. */
+        Builder<C> roundsOn(Executor executor) {
+            this.rounds = executor;
             return this;
         }
 
