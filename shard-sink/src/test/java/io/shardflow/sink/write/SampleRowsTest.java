@@ -31,7 +31,7 @@ class SampleRowsTest {
                         new Tensor("u", DType.UINT64, List.of(), ByteBuffer.wrap(new byte[] {-1, -1, -1, -1, -1, -1, -1, -1}))))
                 .build();
 
-        SampleRow row = ShardBuilder.toRow(sample, spec);
+        SampleRow row = SampleRows.of(sample, spec);
 
         assertThat(row.shapes()).isEqualTo(Map.of("boxes", List.of(3, 4)));
         assertThat(row.tensors().get("caption")).isEqualTo(caption);
