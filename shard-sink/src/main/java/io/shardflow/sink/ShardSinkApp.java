@@ -152,7 +152,14 @@ public final class ShardSinkApp implements ServiceMain.RunningService {
     private void runWorker() {
         try {
             worker.run();
+        } catch (Error e) {
+            // Halted here, with status 3: the thread's handler would run only after the finally below has let
+            // main exit 0, and an out-of-memory sink must never look like a clean stop.
+            FatalErrors.halting("shard-sink").haltIfFatal(Thread.currentThread(), e);
+            throw e;
         } catch (RuntimeException e) {
+            // An Error in a build thread arrives wrapped by its executor: the same halt.
+            FatalErrors.halting("shard-sink").haltIfFatal(Thread.currentThread(), e);
             // Offsets only ever moved past durable commits, so a restart resumes safely from them.
             LOG.error("shard-sink stopped on an error; restart it to resume from the last committed offsets", e);
             exitCode.set(1);
