@@ -2,15 +2,15 @@ package io.shardflow.sink;
 
 import io.shardflow.schemas.Sample;
 import io.shardflow.sink.source.SampleSource;
+import io.shardflow.sink.source.SourcedSample;
 import io.shardflow.sink.source.SourceRecordGoneException;
 import io.shardflow.sink.source.SourceUnavailableException;
-import java.util.HashMap;
-import java.util.HashSet;
 import java.util.Map;
 import java.util.Set;
 import java.util.SortedSet;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Consumer;
 
 /**
  * The samples topic as the sink's poll-loop tests see it: the record at offset {@code n} of any
@@ -38,17 +38,16 @@ final class FixtureSamplesTopic implements SampleSource {
     }
 
     @Override
-    public Map<Long, Sample> read(int partition, SortedSet<Long> offsets) {
+    public void read(int partition, SortedSet<Long> offsets, Consumer<SourcedSample> each) {
         if (down.get()) {
             throw new SourceUnavailableException("broker down (fixture)", null);
         }
-        Set<Long> gone = new HashSet<>(offsets);
-        gone.retainAll(deleted);
-        if (!gone.isEmpty()) {
-            throw new SourceRecordGoneException("records " + gone + " of partition " + partition + " are gone (fixture)");
+        for (long offset : offsets) {
+            if (deleted.contains(offset)) {
+                // Like the real source: the records before the gone one were already handed on.
+                throw new SourceRecordGoneException("records [" + offset + "] of partition " + partition + " are gone (fixture)");
+            }
+            each.accept(new SourcedSample(offset, replaced.getOrDefault(offset, ShardEvents.sample(Math.toIntExact(offset)))));
         }
-        Map<Long, Sample> read = new HashMap<>();
-        offsets.forEach(offset -> read.put(offset, replaced.getOrDefault(offset, ShardEvents.sample(Math.toIntExact(offset)))));
-        return read;
     }
 }

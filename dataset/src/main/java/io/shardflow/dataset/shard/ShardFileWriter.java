@@ -16,5 +16,16 @@ public interface ShardFileWriter {
      *
      * @throws IllegalArgumentException when a row does not fit the spec or cannot be stored unchanged
      */
-    void write(Path target, DatasetSpec spec, ShardId id, List<SampleRow> rows);
+    default void write(Path target, DatasetSpec spec, ShardId id, List<SampleRow> rows) {
+        try (ShardAppender appender = open(target, spec, id)) {
+            rows.forEach(appender::append);
+            appender.finish();
+        }
+    }
+
+    /**
+     * Starts the shard {@code id} at {@code target} (replaced when finished), to be given its rows one by
+     * one. How much of the shard the appender holds in memory is the implementation's (see each).
+     */
+    ShardAppender open(Path target, DatasetSpec spec, ShardId id);
 }

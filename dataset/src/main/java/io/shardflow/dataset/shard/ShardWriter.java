@@ -33,6 +33,16 @@ public final class ShardWriter implements ShardFileWriter {
 
     private static final Logger log = LoggerFactory.getLogger(ShardWriter.class);
 
+    /**
+     * Collects the rows and writes them on finish: jHDF writes a dataset from one array, so this
+     * appender holds the whole shard in memory (use {@link StreamingShardWriter} for large shards).
+     */
+    @Override
+    public ShardAppender open(Path target, DatasetSpec spec, ShardId id) {
+        prepareTarget(target);
+        return new CollectingShardAppender(rows -> write(target, spec, id, rows));
+    }
+
     @Override
     public void write(Path target, DatasetSpec spec, ShardId id, List<SampleRow> rows) {
         if (!writableByJhdf(spec, rows)) {

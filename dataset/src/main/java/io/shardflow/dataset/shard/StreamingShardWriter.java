@@ -81,13 +81,27 @@ public final class StreamingShardWriter implements ShardFileWriter {
     @Override
     public void write(Path target, DatasetSpec spec, ShardId id, List<SampleRow> rows) {
         ShardWriter.validate(spec, id, rows);
-        StringWidths widths = StringWidths.measure(rows);
+        writeComplete(target, spec, id, ShardLayout.of(spec, rows), rows);
+    }
+
+    /**
+     * Rows given one by one go to a spill file next to the target while their layout is measured, and
+     * are written from there on finish (see {@link SpillingShardAppender}): the heap holds one row and
+     * one chunk per dataset, the disk briefly holds the shard twice.
+     */
+    @Override
+    public ShardAppender open(Path target, DatasetSpec spec, ShardId id) {
+        return new SpillingShardAppender(this, target, spec, id);
+    }
+
+    /** Writes validated {@code rows}, which match {@code layout}; reads them once, in order. */
+    void writeComplete(Path target, DatasetSpec spec, ShardId id, ShardLayout layout, Iterable<SampleRow> rows) {
         ShardWriter.prepareTarget(target);
         long started = System.nanoTime();
         boolean complete = false;
         synchronized (LIBRARY) {
             try {
-                writeFile(target, spec, id, rows, widths);
+                writeFile(target, spec, id, layout, rows);
                 complete = true;
             } finally {
                 if (!complete) {
@@ -95,12 +109,13 @@ public final class StreamingShardWriter implements ShardFileWriter {
                 }
             }
         }
-        log.debug("Wrote shard {} with {} rows to {} in {} ms (HDF5 C library)", id, rows.size(), target,
+        log.debug("Wrote shard {} with {} rows to {} in {} ms (HDF5 C library)", id, layout.rows(), target,
                 (System.nanoTime() - started) / 1_000_000);
     }
 
-    private static void writeFile(Path target, DatasetSpec spec, ShardId id, List<SampleRow> rows, StringWidths widths) {
-        long n = rows.size();
+    private static void writeFile(Path target, DatasetSpec spec, ShardId id, ShardLayout layout, Iterable<SampleRow> rows) {
+        long n = layout.rows();
+        StringWidths widths = layout.widths();
         List<Hdf5Column> columns = new ArrayList<>();
         try (Hdf5Ids ids = new Hdf5Ids()) {
             long fcpl = ids.keep(H5Pcreate(H5P_CLS_FILE_CREATE_ID_g()), hdf5::H5Pclose, "H5Pcreate(file)");
@@ -121,7 +136,8 @@ public final class StreamingShardWriter implements ShardFileWriter {
                     long type = fileType(ids, tensor.dtype());
                     Hdf5Column column;
                     if (tensor.isVariable()) {
-                        column = track(columns, variableColumns(ids, tensors, gcpl, tensor, type, rows, spec, columns));
+                        column = track(columns, variableColumns(ids, tensors, gcpl, layout.variables().get(tensor.name()), type, spec,
+                                columns));
                     } else {
                         column = track(columns, new Hdf5Column(ids, tensors, tensor.name(), type, tensor.shape(),
                                 tensor.byteLength(), n, spec.compression(), tensor.dtype().itemSize()));
@@ -166,9 +182,9 @@ public final class StreamingShardWriter implements ShardFileWriter {
      * A variable tensor's group (FORMAT.md): its offsets and shapes are written here at once (a few
      * bytes per row), and the returned values column takes the rows' elements as they stream by.
      */
-    private static Hdf5Column variableColumns(Hdf5Ids ids, long tensors, long gcpl, TensorSpec tensor, long type,
-            List<SampleRow> rows, DatasetSpec spec, List<Hdf5Column> columns) {
-        VariableTensor layout = VariableTensor.of(tensor, rows);
+    private static Hdf5Column variableColumns(Hdf5Ids ids, long tensors, long gcpl, VariableTensor layout, long type,
+            DatasetSpec spec, List<Hdf5Column> columns) {
+        TensorSpec tensor = layout.tensor();
         long group = ids.keep(H5Gcreate2(tensors, tensor.name(), H5P_DEFAULT, gcpl, H5P_DEFAULT), hdf5::H5Gclose,
                 "H5Gcreate2(" + tensor.name() + ")");
         writeStringAttribute(ids, group, ShardFormat.ATTR_DTYPE, tensor.dtype().numpyName());
@@ -182,7 +198,7 @@ public final class StreamingShardWriter implements ShardFileWriter {
         if (layout.shapes() != null) {
             int rank = tensor.shape().size();
             Hdf5Column shapes = track(columns, new Hdf5Column(ids, group, ShardFormat.DS_SHAPES, H5T_STD_I64LE_g(),
-                    List.of(rank), (long) rank * Long.BYTES, rows.size()));
+                    List.of(rank), (long) rank * Long.BYTES, layout.shapes().length));
             shapes.appendRows(littleEndianLongs(layout.flatShapes()));
         }
         return new Hdf5Column(ids, group, ShardFormat.DS_VALUES, type, List.of(), tensor.dtype().itemSize(),
@@ -273,7 +289,7 @@ public final class StreamingShardWriter implements ShardFileWriter {
         return type;
     }
 
-    private static void deleteQuietly(Path target) {
+    static void deleteQuietly(Path target) {
         try {
             Files.deleteIfExists(target);
         } catch (IOException e) {

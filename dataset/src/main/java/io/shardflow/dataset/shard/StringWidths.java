@@ -10,15 +10,21 @@ import java.util.List;
 record StringWidths(int sampleId, int deviceId, int attributes) {
 
     static StringWidths measure(List<SampleRow> rows) {
-        int sampleId = 0;
-        int deviceId = 0;
-        int attributes = 0;
+        StringWidths widths = NARROWEST;
         for (SampleRow row : rows) {
-            sampleId = Math.max(sampleId, utf8(row.sampleId()).length);
-            deviceId = Math.max(deviceId, utf8(row.deviceId()).length);
-            attributes = Math.max(attributes, utf8(ShardWriter.attributesJson(row)).length);
+            widths = widths.widen(row);
         }
-        return new StringWidths(sampleId + 1, deviceId + 1, attributes + 1);
+        return widths;
+    }
+
+    /** Widths of no rows yet: the terminating NUL alone. */
+    static final StringWidths NARROWEST = new StringWidths(1, 1, 1);
+
+    /** These widths grown to hold {@code row} too. */
+    StringWidths widen(SampleRow row) {
+        return new StringWidths(Math.max(sampleId, utf8(row.sampleId()).length + 1),
+                Math.max(deviceId, utf8(row.deviceId()).length + 1),
+                Math.max(attributes, utf8(ShardWriter.attributesJson(row)).length + 1));
     }
 
     static byte[] utf8(String value) {

@@ -1,6 +1,8 @@
 package io.shardflow.dataset.shard;
 
 import io.shardflow.dataset.spec.TensorSpec;
+import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 
 /**
@@ -18,17 +20,40 @@ record VariableTensor(TensorSpec tensor, long[] offsets, long[][] shapes, long t
 
     /** Rows must already be validated: each row's bytes are a whole number of elements of its shape. */
     static VariableTensor of(TensorSpec tensor, List<SampleRow> rows) {
-        int n = rows.size();
-        long[] offsets = new long[n + 1];
-        long[][] shapes = tensor.hasFreeDimension() ? new long[n][] : null;
-        for (int i = 0; i < n; i++) {
-            SampleRow row = rows.get(i);
-            offsets[i + 1] = offsets[i] + row.tensors().get(tensor.name()).length / tensor.dtype().itemSize();
-            if (shapes != null) {
-                shapes[i] = row.shapes().get(tensor.name()).stream().mapToLong(Integer::longValue).toArray();
-            }
+        Growing growing = new Growing(tensor);
+        rows.forEach(growing::add);
+        return growing.build();
+    }
+
+    /** The same form gathered row by row, for a writer that sees each row once and keeps none. */
+    static final class Growing {
+
+        private final TensorSpec tensor;
+        private final List<long[]> shapes;
+        private long[] offsets = new long[64];
+        private int rows;
+
+        Growing(TensorSpec tensor) {
+            this.tensor = tensor;
+            this.shapes = tensor.hasFreeDimension() ? new ArrayList<>() : null;
         }
-        return new VariableTensor(tensor, offsets, shapes, offsets[n]);
+
+        /** The row must already be validated. */
+        void add(SampleRow row) {
+            if (rows + 1 == offsets.length) {
+                offsets = Arrays.copyOf(offsets, offsets.length * 2);
+            }
+            offsets[rows + 1] = offsets[rows] + row.tensors().get(tensor.name()).length / tensor.dtype().itemSize();
+            if (shapes != null) {
+                shapes.add(row.shapes().get(tensor.name()).stream().mapToLong(Integer::longValue).toArray());
+            }
+            rows++;
+        }
+
+        VariableTensor build() {
+            return new VariableTensor(tensor, Arrays.copyOf(offsets, rows + 1),
+                    shapes == null ? null : shapes.toArray(new long[0][]), offsets[rows]);
+        }
     }
 
     /** The shapes as one flat array, row after row: what the streaming writer appends. */

@@ -4,9 +4,8 @@ import com.microsoft.kiota.ApiException;
 import io.shardflow.schemas.Sample;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
+import java.util.Iterator;
 import java.util.List;
-import java.util.Map;
 import java.util.SortedSet;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
@@ -21,7 +20,8 @@ import org.apache.kafka.common.serialization.Deserializer;
 
 /**
  * Reads a shard's samples straight from the samples topic: assign the lane's partition, seek to the
- * first named offset, read forward to the last, keep only the named records. A shard's records sit in
+ * first named offset, read forward to the last, hand on the named records as they arrive and keep
+ * none (a 1 GiB shard never sits in the heap). A shard's records sit in
  * one partition in increasing offsets, interleaved with other lanes' and with rejected records, so
  * this is one sequential read. The consumers read committed data only, have no group and never commit
  * offsets: the decisions on shard-assignments, not this read, are what the sink's offsets track.
@@ -56,7 +56,7 @@ public final class KafkaSampleSource implements SampleSource, AutoCloseable {
     }
 
     @Override
-    public Map<Long, Sample> read(int partition, SortedSet<Long> offsets) {
+    public void read(int partition, SortedSet<Long> offsets, java.util.function.Consumer<SourcedSample> each) {
         Reader reader;
         try {
             reader = readers.take();
@@ -67,7 +67,7 @@ public final class KafkaSampleSource implements SampleSource, AutoCloseable {
         TopicPartition source = new TopicPartition(topic, partition);
         try {
             reader.consumer.assign(List.of(source));
-            return read(reader, source, offsets);
+            read(reader, source, offsets, each);
         } catch (TimeoutException e) {
             throw new SourceUnavailableException("broker did not answer reading " + source + ": " + e.getMessage(), e);
         } catch (InvalidOffsetException e) {
@@ -80,7 +80,8 @@ public final class KafkaSampleSource implements SampleSource, AutoCloseable {
         }
     }
 
-    private Map<Long, Sample> read(Reader reader, TopicPartition source, SortedSet<Long> offsets) {
+    private void read(Reader reader, TopicPartition source, SortedSet<Long> offsets,
+            java.util.function.Consumer<SourcedSample> each) {
         long first = offsets.first();
         long last = offsets.last();
         long start = reader.consumer.beginningOffsets(List.of(source), timeout).get(source);
@@ -94,7 +95,8 @@ public final class KafkaSampleSource implements SampleSource, AutoCloseable {
                     + end + "); was the samples topic recreated?");
         }
         reader.consumer.seek(source, first);
-        Map<Long, Sample> found = new HashMap<>(offsets.size() * 2);
+        Iterator<Long> wanted = offsets.iterator();
+        long next = wanted.next();
         long deadline = nanoTime.getAsLong() + timeout.toNanos();
         while (reader.consumer.position(source, timeout) <= last) {
             if (nanoTime.getAsLong() - deadline > 0) {
@@ -102,17 +104,24 @@ public final class KafkaSampleSource implements SampleSource, AutoCloseable {
                         + timeout, null);
             }
             for (ConsumerRecord<byte[], byte[]> record : reader.consumer.poll(POLL)) {
-                if (record.offset() <= last && offsets.contains(record.offset())) {
-                    found.put(record.offset(), reader.decode(record));
+                // A partition's records come in increasing offsets: passing a wanted offset means the log has no record there.
+                if (record.offset() > next) {
+                    throw noRecord(source, next);
+                }
+                if (record.offset() == next) {
+                    each.accept(new SourcedSample(next, reader.decode(record)));
+                    if (!wanted.hasNext()) {
+                        return;
+                    }
+                    next = wanted.next();
                 }
             }
         }
-        for (long offset : offsets) {
-            if (!found.containsKey(offset)) {
-                throw new SourceRecordGoneException("no record at " + source + "@" + offset + " (the log has a gap there)");
-            }
-        }
-        return found;
+        throw noRecord(source, next);
+    }
+
+    private static SourceRecordGoneException noRecord(TopicPartition source, long offset) {
+        return new SourceRecordGoneException("no record at " + source + "@" + offset + " (the log has a gap there)");
     }
 
     @Override

@@ -1,8 +1,7 @@
 package io.shardflow.sink.source;
 
-import io.shardflow.schemas.Sample;
-import java.util.Map;
 import java.util.SortedSet;
+import java.util.function.Consumer;
 
 /**
  * Where shard-sink reads the samples a shard's decisions name: the records of the samples topic
@@ -11,12 +10,13 @@ import java.util.SortedSet;
 public interface SampleSource {
 
     /**
-     * Reads and decodes the records at {@code offsets} of partition {@code partition} of the samples topic.
+     * Reads and decodes the records at {@code offsets} of partition {@code partition} of the samples
+     * topic, handing each to {@code each} as it arrives, in increasing offset order, and keeping none:
+     * a shard is never whole in memory. When it throws, {@code each} may already have seen some records.
      *
-     * @return every requested offset mapped to its sample
      * @throws SourceRecordGoneException   when a named record is not in the topic (retention, a recreated
      *                                     topic): the shard cannot be built, ever
      * @throws SourceUnavailableException  when the broker or the registry does not answer: retried later
      */
-    Map<Long, Sample> read(int partition, SortedSet<Long> offsets);
+    void read(int partition, SortedSet<Long> offsets, Consumer<SourcedSample> each);
 }

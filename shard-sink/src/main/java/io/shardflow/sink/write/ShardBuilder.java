@@ -3,11 +3,10 @@ package io.shardflow.sink.write;
 import io.shardflow.dataset.layout.DatasetLayout;
 import io.shardflow.dataset.layout.ShardId;
 import io.shardflow.dataset.log.ShardEntry;
-import io.shardflow.dataset.shard.SampleRow;
+import io.shardflow.dataset.shard.ShardAppender;
 import io.shardflow.dataset.shard.ShardDigest;
 import io.shardflow.dataset.shard.ShardFileWriter;
 import io.shardflow.dataset.spec.DatasetSpec;
-import io.shardflow.schemas.Sample;
 import io.shardflow.schemas.internal.SampleAssigned;
 import io.shardflow.schemas.internal.ShardEventCodec;
 import io.shardflow.schemas.internal.ShardSealed;
@@ -17,16 +16,21 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.Map;
 import java.util.SortedSet;
 import java.util.TreeSet;
 
 /**
  * Turns a sealed shard's spooled decisions into an HDF5 file on local disk. The decisions name the
- * samples topic records that form the shard, each at its row index; the builder reads exactly those
- * records from the topic ({@link SampleSource}), orders the rows by their assigned index and checks
- * them against the seal marker, so the file depends only on what ingest-app committed to Kafka: a
- * replay writes the very same bytes.
+ * samples topic records that form the shard, each at its row index; the builder streams exactly those
+ * records from the topic ({@link SampleSource}) into the writer ({@link ShardAppender}), one row at a
+ * time, checking them against the seal marker, so the file depends only on what ingest-app committed
+ * to Kafka: a replay writes the very same bytes.
+ *
+ * <p>Rows are written in the order the records arrive, which is offset order. That is the row-index
+ * order because ingest-app assigns a lane's indexes in the order it reads the lane's partition; the
+ * builder checks it and refuses a shard whose decisions break it rather than reorder rows in memory,
+ * which would hold the whole shard again. Memory then depends on the writer: {@code shard.writer=hdf5}
+ * holds one row and one chunk per dataset, jHDF the whole shard (README.md, settings).
  */
 public final class ShardBuilder {
 
@@ -47,35 +51,27 @@ public final class ShardBuilder {
         }
         long[] sourceOffsets = sourceOffsetsByRow(id, spooled, seal.getSampleCount());
         SortedSet<Long> named = new TreeSet<>();
-        for (long offset : sourceOffsets) {
-            named.add(offset);
-        }
-        if (named.size() != sourceOffsets.length) {
-            throw new IllegalStateException("shard " + id + " names one samples record for two rows");
-        }
-        Map<Long, Sample> read = samples.read(id.lane(), named);
-        SampleRow[] rows = new SampleRow[sourceOffsets.length];
-        long payload = 0;
-        for (int index = 0; index < rows.length; index++) {
-            Sample sample = read.get(sourceOffsets[index]);
-            if (!sample.getDataset().equals(id.dataset()) || !sample.getVersion().equals(id.version())) {
-                throw new IllegalStateException("shard " + id + " row " + index + " names a record of " + sample.getDataset()
-                        + "/" + sample.getVersion() + " at offset " + sourceOffsets[index]);
+        for (int index = 0; index < sourceOffsets.length; index++) {
+            if (index > 0 && sourceOffsets[index] == sourceOffsets[index - 1]) {
+                throw new IllegalStateException("shard " + id + " names one samples record for two rows");
             }
-            rows[index] = SampleRows.of(sample, spec);
-            payload += rows[index].tensors().values().stream().mapToLong(b -> b.length).sum();
+            if (index > 0 && sourceOffsets[index] < sourceOffsets[index - 1]) {
+                throw new IllegalStateException("shard " + id + " row " + index + " names samples offset " + sourceOffsets[index]
+                        + ", before row " + (index - 1) + "'s " + sourceOffsets[index - 1]
+                        + ": row indexes must follow the samples partition's order");
+            }
+            named.add(sourceOffsets[index]);
         }
-        if (payload != seal.getPayloadBytes()) {
-            throw new IllegalStateException("shard " + id + " holds " + payload + " payload bytes, seal marker says "
-                    + seal.getPayloadBytes());
-        }
-        List<SampleRow> ordered = List.of(rows);
         Path file = workDir.resolve(id.dataset() + "~" + id.version() + "~" + id.laneAndSequence().replace('/', '~') + ".h5");
-        writer.write(file, spec, id, ordered);
-        long first = ordered.stream().mapToLong(SampleRow::producedAtMillis).min().orElseThrow();
-        long last = ordered.stream().mapToLong(SampleRow::producedAtMillis).max().orElseThrow();
-        ShardEntry entry = new ShardEntry(id.toString(), DatasetLayout.shardKey(id), id.lane(), id.sequence(), rows.length,
-                size(file), ShardDigest.sha256(file), spec.fingerprint(), first, last);
+        RowStream rows = new RowStream(id, spec, sourceOffsets);
+        try (ShardAppender appender = writer.open(file, spec, id)) {
+            samples.read(id.lane(), named, sourced -> appender.append(rows.next(sourced)));
+            rows.checkComplete(seal.getPayloadBytes());
+            appender.finish();
+        }
+        ShardEntry entry = new ShardEntry(id.toString(), DatasetLayout.shardKey(id), id.lane(), id.sequence(),
+                sourceOffsets.length, size(file), ShardDigest.sha256(file), spec.fingerprint(), rows.firstProducedAt(),
+                rows.lastProducedAt());
         return new BuiltShard(id, file, entry);
     }
 

@@ -10,7 +10,9 @@ import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.List;
+import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.SortedSet;
 import java.util.TreeSet;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -63,9 +65,10 @@ class KafkaSampleSourceTest {
         // 11 and 14 belong to other lanes or were dead-lettered; 12 is a gap (a transaction marker).
         partitionHolds(0, 16, 10, 11, 13, 14, 15);
 
-        Map<Long, Sample> read = source.read(3, offsets(10L, 13L, 15L));
+        Map<Long, Sample> read = read(3, offsets(10L, 13L, 15L));
 
         assertThat(read).containsOnlyKeys(10L, 13L, 15L);
+        assertThat(read.keySet()).as("handed on in offset order").containsExactly(10L, 13L, 15L);
         assertThat(read.get(13L)).isEqualTo(ShardEvents.sample(13));
         assertThat(consumer.assignment()).as("the reader gives its partition back").isEmpty();
     }
@@ -74,7 +77,7 @@ class KafkaSampleSourceTest {
     void shouldReportARecordRetentionDeletedAsGone() {
         partitionHolds(20, 30, 20, 21);
 
-        assertThatThrownBy(() -> source.read(3, offsets(10L, 21L)))
+        assertThatThrownBy(() -> read(3, offsets(10L, 21L)))
                 .isInstanceOf(SourceRecordGoneException.class)
                 .hasMessageContaining("samples-3@10")
                 .hasMessageContaining("now starts at offset 20")
@@ -85,7 +88,7 @@ class KafkaSampleSourceTest {
     void shouldReportAnOffsetBeyondTheEndOfTheTopicAsGone() {
         partitionHolds(0, 16, 15);
 
-        assertThatThrownBy(() -> source.read(3, offsets(15L, 40L)))
+        assertThatThrownBy(() -> read(3, offsets(15L, 40L)))
                 .isInstanceOf(SourceRecordGoneException.class)
                 .hasMessageContaining("samples-3@40 is beyond the end");
     }
@@ -94,7 +97,7 @@ class KafkaSampleSourceTest {
     void shouldReportANamedOffsetTheLogDoesNotHoldAsGone() {
         partitionHolds(0, 16, 10, 13);
 
-        assertThatThrownBy(() -> source.read(3, offsets(10L, 12L, 13L)))
+        assertThatThrownBy(() -> read(3, offsets(10L, 12L, 13L)))
                 .isInstanceOf(SourceRecordGoneException.class)
                 .hasMessageContaining("no record at samples-3@12");
     }
@@ -104,9 +107,15 @@ class KafkaSampleSourceTest {
         partitionHolds(0, 16);
         consumer.schedulePollTask(() -> nanos.addAndGet(Duration.ofSeconds(6).toNanos()));
 
-        assertThatThrownBy(() -> source.read(3, offsets(10L)))
+        assertThatThrownBy(() -> read(3, offsets(10L)))
                 .isInstanceOf(SourceUnavailableException.class)
                 .hasMessageContaining("took longer than");
         assertThat(consumer.assignment()).isEmpty();
+    }
+
+    private Map<Long, Sample> read(int partition, SortedSet<Long> offsets) {
+        Map<Long, Sample> read = new LinkedHashMap<>();
+        source.read(partition, offsets, sourced -> read.put(sourced.offset(), sourced.sample()));
+        return read;
     }
 }

@@ -16,11 +16,15 @@ import io.shardflow.dataset.spec.DatasetSpec;
 import io.shardflow.dataset.spec.Specs;
 import io.shardflow.dataset.spec.TensorSpec;
 import io.shardflow.sink.ShardEvents;
+import io.shardflow.sink.source.SampleSource;
+import io.shardflow.sink.source.SourceRecordGoneException;
+import io.shardflow.sink.source.SourcedSample;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.Map;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -83,10 +87,14 @@ class ShardBuilderTest {
     @Test
     void shouldTakeFirstAndLastProducedAtFromTheRowsNotFromTheirOrder() {
         // index 0 is the newest sample: devices' clocks do not follow assignment order
-        List<byte[]> spooled = List.of(ShardEvents.assigned(id, 0, 30), ShardEvents.assigned(id, 1, 5),
-                ShardEvents.assigned(id, 2, 17));
+        Map<Long, Integer> seeds = Map.of(1L, 30, 2L, 5, 3L, 17);
+        SampleSource topic = (partition, offsets, each) -> offsets.forEach(
+                offset -> each.accept(new SourcedSample(offset, ShardEvents.sample(seeds.get(offset)))));
+        List<byte[]> spooled = List.of(ShardEvents.assigned(id, 0, 1), ShardEvents.assigned(id, 1, 2),
+                ShardEvents.assigned(id, 2, 3));
 
-        ShardEntry entry = builder("work").build(id, spec, spooled, ShardEvents.seal(id, 3)).entry();
+        ShardEntry entry = new ShardBuilder(new ShardWriter(), tmp.resolve("work"), topic)
+                .build(id, spec, spooled, ShardEvents.seal(id, 3)).entry();
 
         assertThat(entry.firstProducedAt()).isEqualTo(ShardEvents.expectedRow(5).producedAtMillis());
         assertThat(entry.lastProducedAt()).isEqualTo(ShardEvents.expectedRow(30).producedAtMillis());
@@ -143,12 +151,73 @@ class ShardBuilderTest {
     @Test
     void shouldReadOnlyTheNamedRecordsWhateverTheGapsBetweenThem() throws Exception {
         // Offsets 5, 9 and 30 of the samples partition; the records between were rejected or belong to other lanes.
-        List<byte[]> spooled = List.of(ShardEvents.assigned(id, 0, 30), ShardEvents.assigned(id, 1, 5), ShardEvents.assigned(id, 2, 9));
+        List<byte[]> spooled = List.of(ShardEvents.assigned(id, 2, 30), ShardEvents.assigned(id, 0, 5), ShardEvents.assigned(id, 1, 9));
 
         BuiltShard built = builder("work").build(id, spec, spooled, ShardEvents.seal(id, 3));
 
         assertThat(new ShardReader().read(built.file()).rows()).containsExactly(
-                ShardEvents.expectedRow(30), ShardEvents.expectedRow(5), ShardEvents.expectedRow(9));
+                ShardEvents.expectedRow(5), ShardEvents.expectedRow(9), ShardEvents.expectedRow(30));
+    }
+
+    @Test
+    void shouldRefuseRowIndexesThatDoNotFollowTheSamplesOffsets() throws Exception {
+        // ingest-app numbers a lane's rows in the order it reads the partition; a replay must not reorder.
+        List<byte[]> spooled = List.of(ShardEvents.assigned(id, 0, 30), ShardEvents.assigned(id, 1, 5));
+
+        assertThatThrownBy(() -> streamingBuilder("work").build(id, spec, spooled, ShardEvents.seal(id, 2)))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("row 1 names samples offset 5, before row 0's 30")
+                .hasMessageContaining("must follow the samples partition's order");
+        assertNoFileIn(tmp.resolve("work"));
+    }
+
+    @Test
+    void shouldLeaveNoFileWhenARecordIsGoneHalfWayThroughTheStream() throws Exception {
+        SampleSource retentionHitRowTwo = (partition, offsets, each) -> {
+            for (long offset : offsets) {
+                if (offset == 12) {
+                    throw new SourceRecordGoneException("record samples-3@12 is gone");
+                }
+                each.accept(new SourcedSample(offset, ShardEvents.sample(Math.toIntExact(offset))));
+            }
+        };
+        List<byte[]> spooled = List.of(ShardEvents.assigned(id, 0, 10), ShardEvents.assigned(id, 1, 11),
+                ShardEvents.assigned(id, 2, 12), ShardEvents.assigned(id, 3, 13));
+        Path work = tmp.resolve("work");
+
+        assertThatThrownBy(() -> new ShardBuilder(new StreamingShardWriter(), work, retentionHitRowTwo)
+                .build(id, spec, spooled, ShardEvents.seal(id, 4)))
+                .isInstanceOf(SourceRecordGoneException.class)
+                .hasMessageContaining("samples-3@12");
+        assertNoFileIn(work);
+    }
+
+    @Test
+    void shouldRefuseARecordTheSourceHandsOutOfTurn() throws Exception {
+        // A source that skipped offset 11 (a gap it failed to report): row 1 must not become record 12.
+        SampleSource skipping = (partition, offsets, each) -> offsets.stream().filter(offset -> offset != 11).forEach(
+                offset -> each.accept(new SourcedSample(offset, ShardEvents.sample(Math.toIntExact(offset)))));
+        List<byte[]> spooled = List.of(ShardEvents.assigned(id, 0, 10), ShardEvents.assigned(id, 1, 11),
+                ShardEvents.assigned(id, 2, 12));
+
+        assertThatThrownBy(() -> new ShardBuilder(new StreamingShardWriter(), tmp.resolve("work"), skipping)
+                .build(id, spec, spooled, ShardEvents.seal(id, 3)))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("expected row 1 from samples offset 11 but the source sent offset 12");
+        assertNoFileIn(tmp.resolve("work"));
+    }
+
+    @Test
+    void shouldRefuseAStreamThatEndsBeforeTheLastRow() throws Exception {
+        SampleSource stopsEarly = (partition, offsets, each) -> each.accept(
+                new SourcedSample(offsets.first(), ShardEvents.sample(Math.toIntExact(offsets.first()))));
+        List<byte[]> spooled = List.of(ShardEvents.assigned(id, 0, 10), ShardEvents.assigned(id, 1, 11));
+
+        assertThatThrownBy(() -> new ShardBuilder(new StreamingShardWriter(), tmp.resolve("work"), stopsEarly)
+                .build(id, spec, spooled, ShardEvents.seal(id, 2)))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("got 1 of its 2 rows");
+        assertNoFileIn(tmp.resolve("work"));
     }
 
     @Test
@@ -200,6 +269,17 @@ class ShardBuilderTest {
     }
 
     @Test
+    void shouldLeaveNoFileWhenTheStreamedPayloadMissesTheSeal() throws Exception {
+        List<byte[]> spooled = List.of(ShardEvents.assigned(id, 0, 1), ShardEvents.assigned(id, 1, 2));
+        var seal = ShardEvents.seal(id, 2, 2L * PAYLOAD_BYTES - 1, spec.fingerprint());
+
+        assertThatThrownBy(() -> streamingBuilder("work").build(id, spec, spooled, seal))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("seal marker says " + (2 * PAYLOAD_BYTES - 1));
+        assertNoFileIn(tmp.resolve("work"));
+    }
+
+    @Test
     void shouldRefuseASealForAnotherSpec() {
         DatasetSpec other = Specs.spec("cams", "v1", TensorSpec.parse("image:float32:2x2"), TensorSpec.parse("label:int32"));
         List<byte[]> spooled = List.of(ShardEvents.assigned(id, 0, 1));
@@ -220,6 +300,20 @@ class ShardBuilderTest {
         assertThatThrownBy(() -> new ShardBuilder(new ShardWriter(), work, ShardEvents.samplesTopic()).build(id, spec, spooled, ShardEvents.seal(id, 2)))
                 .isInstanceOf(IllegalStateException.class);
         try (var files = Files.list(work)) {
+            assertThat(files).isEmpty();
+        }
+    }
+
+    private ShardBuilder streamingBuilder(String dir) {
+        return new ShardBuilder(new StreamingShardWriter(), tmp.resolve(dir), ShardEvents.samplesTopic());
+    }
+
+    /** Neither a shard nor a scratch file: a failed build leaves nothing for the uploader to pick up. */
+    private static void assertNoFileIn(Path dir) throws Exception {
+        if (!Files.exists(dir)) {
+            return;
+        }
+        try (var files = Files.list(dir)) {
             assertThat(files).isEmpty();
         }
     }
