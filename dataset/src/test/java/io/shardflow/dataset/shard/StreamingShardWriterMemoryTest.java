@@ -7,11 +7,8 @@ import io.jhdf.api.Dataset;
 import io.shardflow.dataset.spec.Specs;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.List;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -31,7 +28,7 @@ class StreamingShardWriterMemoryTest {
     void shouldWriteA300MbShardWithin64MibOfHeap() throws Exception {
         Path file = tmp.resolve("big.h5");
 
-        Result result = fork("hdf5", file);
+        ForkedJvm.Result result = fork("hdf5", file);
 
         assertThat(result.exitCode()).as(result.output()).isZero();
         GeneratedRows expected = GeneratedRows.ofTensorBytes(Specs.imageSpec("big", "v1"), SHARD_BYTES);
@@ -60,8 +57,8 @@ class StreamingShardWriterMemoryTest {
         Path first = tmp.resolve("first.h5");
         Path second = tmp.resolve("second.h5");
 
-        Result a = fork("hdf5", first, 5_000_000L);
-        Result b = fork("hdf5", second, 5_000_000L);
+        ForkedJvm.Result a = fork("hdf5", first, 5_000_000L);
+        ForkedJvm.Result b = fork("hdf5", second, 5_000_000L);
 
         assertThat(a.exitCode()).as(a.output()).isZero();
         assertThat(b.exitCode()).as(b.output()).isZero();
@@ -70,29 +67,18 @@ class StreamingShardWriterMemoryTest {
 
     @Test
     void shouldShowTheJhdfWriterRunsOutOfTheSameHeap() throws Exception {
-        Result result = fork("jhdf", tmp.resolve("big.h5"));
+        ForkedJvm.Result result = fork("jhdf", tmp.resolve("big.h5"));
 
         assertThat(result.exitCode()).isNotZero();
         assertThat(result.output()).contains("OutOfMemoryError");
     }
 
-    private record Result(int exitCode, String output) {
-    }
-
-    private Result fork(String writer, Path file) throws Exception {
+    private ForkedJvm.Result fork(String writer, Path file) throws Exception {
         return fork(writer, file, SHARD_BYTES);
     }
 
-    private Result fork(String writer, Path file, long bytes) throws Exception {
-        Path output = tmp.resolve(file.getFileName() + ".out");
-        Path java = Path.of(System.getProperty("java.home"), "bin", "java");
-        Process process = new ProcessBuilder(List.of(java.toString(), HEAP, "-cp", System.getProperty("java.class.path"),
-                WriteShardMain.class.getName(), writer, file.toString(), Long.toString(bytes)))
-                .redirectErrorStream(true).redirectOutput(output.toFile()).start();
-        if (!process.waitFor(120, TimeUnit.SECONDS)) {
-            process.destroyForcibly().waitFor();
-            throw new AssertionError(writer + " writer did not finish a " + bytes + "-byte shard within 120 s");
-        }
-        return new Result(process.exitValue(), Files.readString(output, StandardCharsets.UTF_8));
+    private ForkedJvm.Result fork(String writer, Path file, long bytes) throws Exception {
+        return ForkedJvm.run(HEAP, 120, tmp.resolve(file.getFileName() + ".out"), WriteShardMain.class, writer, file.toString(),
+                Long.toString(bytes));
     }
 }

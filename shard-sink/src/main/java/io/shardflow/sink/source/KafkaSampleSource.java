@@ -13,6 +13,7 @@ import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.InvalidOffsetException;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.TimeoutException;
@@ -40,7 +41,7 @@ public final class KafkaSampleSource implements SampleSource, AutoCloseable {
     /**
      * @param consumers     one per concurrent read; configured read_committed, no group, auto.offset.reset=none
      * @param deserializers the samples topic's value deserializer, one made per consumer
-     * @param timeout       how long one read may wait on the broker before it counts as an outage
+     * @param timeout       how long one read may go without a record from the broker before it counts as an outage
      */
     public KafkaSampleSource(String topic, List<? extends Consumer<byte[], byte[]>> consumers,
                              Supplier<Deserializer<Object>> deserializers, Duration timeout, LongSupplier nanoTime) {
@@ -103,7 +104,12 @@ public final class KafkaSampleSource implements SampleSource, AutoCloseable {
                 throw new SourceUnavailableException("reading " + source + " from " + first + " to " + last + " took longer than "
                         + timeout, null);
             }
-            for (ConsumerRecord<byte[], byte[]> record : reader.consumer.poll(POLL)) {
+            ConsumerRecords<byte[], byte[]> polled = reader.consumer.poll(POLL);
+            if (!polled.isEmpty()) {
+                // The limit is on waiting for the broker, not on the whole read: a large shard streams for a while.
+                deadline = nanoTime.getAsLong() + timeout.toNanos();
+            }
+            for (ConsumerRecord<byte[], byte[]> record : polled) {
                 // A partition's records come in increasing offsets: passing a wanted offset means the log has no record there.
                 if (record.offset() > next) {
                     throw noRecord(source, next);

@@ -41,18 +41,40 @@ class KafkaSampleSourceTest {
         };
     }
 
+    @Test
+    void shouldKeepReadingAStreamLongerThanTheTimeoutWhileRecordsKeepComing() {
+        // One record per poll, 4 s apart: 12 s in all against a 5 s limit on waiting for the broker.
+        partitionHolds(0, 16);
+        for (long offset = 10; offset <= 12; offset++) {
+            long next = offset;
+            consumer.schedulePollTask(() -> {
+                nanos.addAndGet(Duration.ofSeconds(4).toNanos());
+                addSample(next);
+            });
+        }
+
+        Map<Long, Sample> read = read(3, offsets(10L, 11L, 12L));
+
+        assertThat(read.keySet()).containsExactly(10L, 11L, 12L);
+        assertThat(nanos.get()).isGreaterThan(Duration.ofSeconds(5).toNanos());
+    }
+
     /** The partition holds sample(n) at each offset n of {@code offsets}, its log spanning [start, end). */
     private void partitionHolds(long start, long end, long... offsets) {
         consumer.updateBeginningOffsets(Map.of(P3, start));
         consumer.updateEndOffsets(Map.of(P3, end));
         consumer.assign(List.of(P3));
         for (long offset : offsets) {
-            try {
-                byte[] value = ShardEvents.sample((int) offset).toByteBuffer().array();
-                consumer.addRecord(new ConsumerRecord<>(P3.topic(), P3.partition(), offset, new byte[0], value));
-            } catch (IOException e) {
-                throw new UncheckedIOException(e);
-            }
+            addSample(offset);
+        }
+    }
+
+    private void addSample(long offset) {
+        try {
+            byte[] value = ShardEvents.sample((int) offset).toByteBuffer().array();
+            consumer.addRecord(new ConsumerRecord<>(P3.topic(), P3.partition(), offset, new byte[0], value));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
         }
     }
 

@@ -4,11 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.jhdf.HdfFile;
 import io.jhdf.api.Dataset;
-import java.nio.charset.StandardCharsets;
+import io.shardflow.dataset.shard.ForkedJvm;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.List;
-import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -31,13 +29,12 @@ class ShardBuilderMemoryTest {
     void shouldBuildA400MibShardWithin96MibOfHeap() throws Exception {
         Path work = tmp.resolve("work");
 
-        Result result = fork("hdf5", work);
+        ForkedJvm.Result result = fork("hdf5", work);
 
         assertThat(result.exitCode()).as(result.output()).isZero();
         Path file;
         try (Stream<Path> files = Files.list(work)) {
-            file = files.filter(f -> f.toString().endsWith(".h5"))
-                    .findFirst().orElseThrow();
+            file = files.filter(f -> f.toString().endsWith(".h5")).findFirst().orElseThrow();
         }
         try (Stream<Path> files = Files.list(work)) {
             assertThat(files).as("no scratch file left beside the shard").containsExactly(file);
@@ -60,25 +57,14 @@ class ShardBuilderMemoryTest {
 
     @Test
     void shouldShowTheJhdfWriterRunsOutOfTheSameHeap() throws Exception {
-        Result result = fork("jhdf", tmp.resolve("work"));
+        ForkedJvm.Result result = fork("jhdf", tmp.resolve("work"));
 
         assertThat(result.exitCode()).isNotZero();
         assertThat(result.output()).contains("OutOfMemoryError");
     }
 
-    private record Result(int exitCode, String output) {
-    }
-
-    private Result fork(String writer, Path work) throws Exception {
-        Path output = tmp.resolve(writer + ".out");
-        Path java = Path.of(System.getProperty("java.home"), "bin", "java");
-        Process process = new ProcessBuilder(List.of(java.toString(), HEAP, "-cp", System.getProperty("java.class.path"),
-                BuildShardMain.class.getName(), writer, work.toString(), Integer.toString(ROWS)))
-                .redirectErrorStream(true).redirectOutput(output.toFile()).start();
-        if (!process.waitFor(300, TimeUnit.SECONDS)) {
-            process.destroyForcibly().waitFor();
-            throw new AssertionError(writer + " writer did not build a " + ROWS + " MiB shard within 300 s");
-        }
-        return new Result(process.exitValue(), Files.readString(output, StandardCharsets.UTF_8));
+    private ForkedJvm.Result fork(String writer, Path work) throws Exception {
+        return ForkedJvm.run(HEAP, 300, tmp.resolve(writer + ".out"), BuildShardMain.class, writer, work.toString(),
+                Integer.toString(ROWS));
     }
 }
