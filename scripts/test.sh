@@ -9,6 +9,12 @@ cd "$ROOT"
 
 echo "== installing tools (Kafka, Apicurio, S3Proxy, MinIO build; cached) =="
 bash scripts/fetch-tools.sh
+echo "== zsh for the completion test (bash is always there) =="
+if ! command -v zsh >/dev/null 2>&1 && [[ $(id -u) -eq 0 ]] && command -v apt-get >/dev/null 2>&1; then
+  { apt-get update -q -o DPkg::Lock::Timeout=300 && DEBIAN_FRONTEND=noninteractive apt-get install -y -q \
+      --no-install-recommends -o DPkg::Lock::Timeout=300 zsh; } >/dev/null 2>&1 \
+    || echo "zsh could not be installed: the zsh completion test will be reported as skipped"
+fi
 echo "== preparing Python (h5py, numpy, boto3, pytest) =="
 PYTHON=$(bash scripts/setup-python.sh | tail -n 1)
 export SHARDFLOW_PYTHON="$PYTHON"

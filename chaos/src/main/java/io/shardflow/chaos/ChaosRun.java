@@ -26,6 +26,9 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.producer.ProducerConfig;
 
@@ -44,17 +47,26 @@ public final class ChaosRun {
     private static final Duration WARM_UP_TIMEOUT = Duration.ofSeconds(180);
     private static final Duration QUIET_BEFORE_CHECK = Duration.ofSeconds(6);
 
+    private static final Duration PROGRESS_EVERY = Duration.ofSeconds(1);
+
     private final ChaosOptions options;
     private final PrintWriter out;
+    private final ChaosProgress progress;
 
-    private ChaosRun(ChaosOptions options, PrintWriter out) {
+    private ChaosRun(ChaosOptions options, PrintWriter out, ChaosProgress progress) {
         this.options = options;
         this.out = out;
+        this.progress = progress;
     }
 
     /** Runs the whole thing and returns the report (also printed to {@code out}). */
     public static ChaosReport run(ChaosOptions options, PrintWriter out) throws Exception {
-        return new ChaosRun(options, out).run();
+        return run(options, out, ChaosProgress.NONE);
+    }
+
+    /** As {@link #run(ChaosOptions, PrintWriter)}, reporting acknowledged, then committed, samples to {@code progress}. */
+    public static ChaosReport run(ChaosOptions options, PrintWriter out, ChaosProgress progress) throws Exception {
+        return new ChaosRun(options, out, progress).run();
     }
 
     private ChaosReport run() throws Exception {
@@ -89,6 +101,8 @@ public final class ChaosRun {
                 try {
                     CommitLog log = new CommitLog(store, DATASET, VERSION, Clock.systemUTC());
                     publisher.start();
+                    progress.stage("chaos publish", "samples", options.samples());
+                    ScheduledExecutorService reporter = reportAcknowledged(publisher);
                     awaitFirstSnapshot(log);
                     journal.event("pipeline warm (first snapshot committed); faults start");
                     ChaosFaults faults = new ChaosFaults(cluster, journal, options);
@@ -97,11 +111,15 @@ public final class ChaosRun {
                         extraViolations.add("the broker did not acknowledge every sample in time: "
                                 + publisher.acknowledgedCount() + " of " + options.samples());
                     }
+                    reporter.shutdownNow();
+                    progress.reached(publisher.acknowledgedCount());
                     journal.event("publishing done: " + publisher.acknowledgedCount() + " samples acknowledged");
                     faults.awaitDone(options.publishSpan().plusMinutes(10));
                     faults.stop();
                     journal.event("faults done; draining");
+                    progress.stage("chaos drain", "samples", publisher.acknowledgedCount());
                     drain(log, publisher.acknowledgedCount(), journal);
+                    progress.finished();
                     spoolFilesLeft = awaitEmptySpools(cluster);
                 } finally {
                     publisher.close();
@@ -155,6 +173,18 @@ public final class ChaosRun {
                 ProducerConfig.MAX_BLOCK_MS_CONFIG, 10_000, ProducerConfig.LINGER_MS_CONFIG, 20);
     }
 
+    /** Polls the publisher's acknowledged count, so that progress moves while the faults run. */
+    private ScheduledExecutorService reportAcknowledged(ChaosPublisher publisher) {
+        ScheduledExecutorService reporter = Executors.newSingleThreadScheduledExecutor(task -> {
+            Thread thread = new Thread(task, "chaos-progress");
+            thread.setDaemon(true);
+            return thread;
+        });
+        reporter.scheduleAtFixedRate(() -> progress.reached(publisher.acknowledgedCount()), PROGRESS_EVERY.toMillis(),
+                PROGRESS_EVERY.toMillis(), TimeUnit.MILLISECONDS);
+        return reporter;
+    }
+
     private void awaitFirstSnapshot(CommitLog log) throws InterruptedException {
         long deadline = System.nanoTime() + WARM_UP_TIMEOUT.toNanos();
         while (log.latest().snapshotId() == 0) {
@@ -180,6 +210,7 @@ public final class ChaosRun {
             }
             if (committed != last) {
                 last = committed;
+                progress.reached(committed);
                 lastChange = System.nanoTime();
             }
             if (committed >= expected && System.nanoTime() - lastChange > QUIET_BEFORE_CHECK.toNanos()) {

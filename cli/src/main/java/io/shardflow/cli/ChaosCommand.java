@@ -20,7 +20,8 @@ import picocli.CommandLine.Spec;
         + "freezing a shard-sink past its session timeout (a zombie), stopping the S3 server and restarting the broker; "
         + "then check from object storage alone that every sample the broker acknowledged is committed exactly once, every "
         + "shard matches its checksum and every snapshot is readable. Exit code 0 only if all of that holds. Short form "
-        + "(default): 20,000 samples, 2 faults of each kind, ~3 minutes. Long form: --long.")
+        + "(default): 20,000 samples, 2 faults of each kind, ~3 minutes. Long form: --long. Progress (samples acknowledged, "
+        + "then committed) goes to the error stream.")
 final class ChaosCommand implements Callable<Integer> {
 
     @Option(names = "--long", description = "the long form: 100,000 samples, 10 faults of each kind, 30 s S3 outages "
@@ -79,7 +80,14 @@ final class ChaosCommand implements Callable<Integer> {
                 crashPoints != null ? crashPoints : base.crashPoints(),
                 freezePoints != null ? freezePoints : base.freezePoints(),
                 base.sessionTimeout(), base.drainTimeout(), base.shardSamples(), seed, S3Kind.parse(s3), workDir);
-        ChaosReport report = ChaosRun.run(options, out);
+        PrintWriter err = command.commandLine().getErr();
+        ChaosProgressLines progress = new ChaosProgressLines((task, unit, total) -> Progress.start(err, task, unit, total));
+        ChaosReport report;
+        try {
+            report = ChaosRun.run(options, out, progress);
+        } finally {
+            progress.finished();
+        }
         return report.ok() ? 0 : 1;
     }
 

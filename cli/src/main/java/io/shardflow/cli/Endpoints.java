@@ -34,6 +34,11 @@ final class Endpoints {
             + "or SHARDFLOW_S3_SECRET_KEY_FILE)")
     Path s3SecretKeyFile;
 
+    /** Typed at a prompt without echo (read from standard input when there is no terminal): never in {@code ps}. */
+    @Option(names = "--ask-s3-secret-key", interactive = true, arity = "0", description = "prompt for the S3 secret key "
+            + "(typed without echo; read from standard input when it is not a terminal); wins over the file and environment")
+    char[] promptedS3SecretKey;
+
     @Option(names = "--kafka-client-config", description = "Kafka client properties file: security.protocol, sasl.*, ssl.* "
             + "(env SHARDFLOW_KAFKA_CLIENT_CONFIG)")
     Path kafkaClientConfig;
@@ -63,7 +68,8 @@ final class Endpoints {
         return new S3Settings(
                 pick(s3Endpoint, "SHARDFLOW_S3_ENDPOINT", "--s3-endpoint", s -> s.s3Endpoint()),
                 pick(s3AccessKey, "SHARDFLOW_S3_ACCESS_KEY", "--s3-access-key", s -> s.s3AccessKey()),
-                pick(secretFromFile(s3SecretKeyFile, "SHARDFLOW_S3_SECRET_KEY_FILE"), "SHARDFLOW_S3_SECRET_KEY",
+                pick(promptedS3SecretKey != null ? new String(promptedS3SecretKey).strip()
+                                : secretFromFile(s3SecretKeyFile, "SHARDFLOW_S3_SECRET_KEY_FILE"), "SHARDFLOW_S3_SECRET_KEY",
                         "--s3-secret-key-file", s -> s.s3SecretKey()),
                 pick(bucket, "SHARDFLOW_S3_BUCKET", "--bucket", s -> s.bucket()),
                 S3Settings.DEFAULT_REGION,

@@ -273,6 +273,33 @@ class DatasetCommandsTest {
         assertThat(run("show", "cams", "v1", "--snapshot", "3").err()).contains("has expired");
     }
 
+    @Test
+    void shouldTakeTheS3SecretFromAPromptInsteadOfTheCommandLine() throws Exception {
+        assumeTrue(S3ProxyServer.jar().isPresent(), "S3Proxy jar not installed (scripts/fetch-tools.sh)");
+        try (S3ProxyServer server = S3ProxyServer.start(tmp.resolve("s3proxy")); S3ObjectStore s3 = server.store("cli-test")) {
+            publish(s3);
+            String[] verify = {"verify", "cams", "v1", "--s3-endpoint", server.endpoint(), "--s3-access-key",
+                    S3ProxyServer.ACCESS_KEY, "--ask-s3-secret-key", "--bucket", "cli-test", "--stack-dir", tmp.toString()};
+
+            Run typed = withStandardInput(S3ProxyServer.SECRET_KEY + "\n", () -> execute(null, verify));
+            Run mistyped = withStandardInput("not-the-secret\n", () -> execute(null, verify));
+
+            assertThat(typed.exitCode()).as(typed.err()).isZero();
+            assertThat(typed.out()).contains("snapshot 3: 12 shards, 46 samples: OK");
+            assertThat(mistyped.exitCode()).as("the prompt's value is the one used").isNotZero();
+        }
+    }
+
+    private static Run withStandardInput(String typed, java.util.function.Supplier<Run> action) {
+        java.io.InputStream original = System.in;
+        System.setIn(new java.io.ByteArrayInputStream(typed.getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+        try {
+            return action.get();
+        } finally {
+            System.setIn(original);
+        }
+    }
+
     private Run run(String... args) {
         return execute(endpoints -> store, args);
     }

@@ -4,11 +4,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.shardflow.chaos.ChaosJournal;
 import io.shardflow.chaos.ChaosOptions;
+import io.shardflow.chaos.ChaosProgress;
 import io.shardflow.chaos.ChaosReport;
 import io.shardflow.chaos.ChaosRun;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -36,7 +39,9 @@ class ChaosTest {
     void shouldCommitEveryAcknowledgedSampleExactlyOnceThroughKillsZombiesAndOutages() throws Exception {
         ChaosOptions options = ChaosOptions.shortForm(work.resolve("chaos"), 42);
 
-        ChaosReport report = ChaosRun.run(options, new PrintWriter(System.out, true));
+        RecordedProgress progress = new RecordedProgress();
+
+        ChaosReport report = ChaosRun.run(options, new PrintWriter(System.out, true), progress);
 
         assertThat(report.violations()).as("violations").isEmpty();
         assertThat(report.acknowledged()).isEqualTo(options.samples());
@@ -48,5 +53,32 @@ class ChaosTest {
         }
         assertThat(report.faultCounts().get(ChaosJournal.Kind.SINK_CRASH_POINT)).as("crash points hit").isPositive();
         assertThat(report.ok()).isTrue();
+        assertThat(progress.reachedByStage).as("progress reported per stage")
+                .containsEntry("chaos publish", options.samples())
+                .containsEntry("chaos drain", options.samples());
+        assertThat(progress.finished).isTrue();
+    }
+
+    /** The highest count each stage reached. */
+    private static final class RecordedProgress implements ChaosProgress {
+        final Map<String, Long> reachedByStage = new ConcurrentHashMap<>();
+        volatile String stage;
+        volatile boolean finished;
+
+        @Override
+        public void stage(String name, String unit, long total) {
+            stage = name;
+            reachedByStage.put(name, 0L);
+        }
+
+        @Override
+        public void reached(long count) {
+            reachedByStage.merge(stage, count, Math::max);
+        }
+
+        @Override
+        public void finished() {
+            finished = true;
+        }
     }
 }
