@@ -7,9 +7,9 @@ import io.shardflow.dataset.log.SnapshotRanges;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
-import java.util.OptionalInt;
 import java.util.OptionalLong;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /** {@code shardflow dataset expire NAME VERSION}: drops old snapshots and deletes the objects only they named. */
@@ -25,10 +25,8 @@ import picocli.CommandLine.Option;
                 "  bin/shardflow dataset expire cams v1 --through 120"})
 final class DatasetExpireCommand extends DatasetLifecycleSubcommand {
 
-    @Option(names = "--keep-last", paramLabel = "N", description = "keep the last N snapshots")
-    Integer keepLast;
-    @Option(names = "--keep-days", paramLabel = "T", description = "keep snapshots committed in the last T days")
-    Integer keepDays;
+    @Mixin
+    RetentionOptions retention;
     @Option(names = "--through", paramLabel = "N", description = "expire every snapshot up to N (refused if one is tagged)")
     Long through;
     @Option(names = "--safety-window", paramLabel = "DURATION", defaultValue = "PT1H",
@@ -40,11 +38,10 @@ final class DatasetExpireCommand extends DatasetLifecycleSubcommand {
     @Override
     public Integer call() {
         requireSpec(name, version);
-        if (through != null && (keepLast != null || keepDays != null)) {
+        if (through != null && retention.given()) {
             throw new IllegalArgumentException("--through cannot be combined with --keep-last or --keep-days");
         }
-        RetentionPolicy policy = keepLast == null && keepDays == null ? null
-                : new RetentionPolicy(optional(keepLast), optional(keepDays));
+        RetentionPolicy policy = retention.given() ? retention.policy() : null;
         Expirer.Request request = new Expirer.Request(policy,
                 through == null ? OptionalLong.empty() : OptionalLong.of(through), safetyWindow, dryRun);
         Expirer.Result result = new Expirer(writableLog(), new GarbageCollector(store(), clock), clock, committer)
@@ -69,9 +66,5 @@ final class DatasetExpireCommand extends DatasetLifecycleSubcommand {
                     result.collected().tooNew().size(), safetyWindow);
         }
         return 0;
-    }
-
-    static OptionalInt optional(Integer value) {
-        return value == null ? OptionalInt.empty() : OptionalInt.of(value);
     }
 }

@@ -5,7 +5,7 @@ import io.shardflow.dataset.log.RetentionPolicy;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Option;
+import picocli.CommandLine.Mixin;
 
 /** {@code shardflow dataset retention NAME VERSION}: shows or sets the policy 'dataset expire' applies. */
 @Command(name = "retention", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
@@ -16,20 +16,18 @@ import picocli.CommandLine.Option;
                 "  bin/shardflow dataset retention cams v1 --json"})
 final class DatasetRetentionCommand extends DatasetLifecycleSubcommand {
 
-    @Option(names = "--keep-last", paramLabel = "N", description = "keep the last N snapshots")
-    Integer keepLast;
-    @Option(names = "--keep-days", paramLabel = "T", description = "keep snapshots committed in the last T days")
-    Integer keepDays;
+    @Mixin
+    RetentionOptions retention;
 
     @Override
     public Integer call() {
         requireSpec(name, version);
         RetentionPolicy policy;
         Long snapshot = null;
-        if (keepLast == null && keepDays == null) {
+        if (!retention.given()) {
             policy = writableLog().view().retention();
         } else {
-            policy = new RetentionPolicy(DatasetExpireCommand.optional(keepLast), DatasetExpireCommand.optional(keepDays));
+            policy = retention.policy();
             snapshot = Expirer.setPolicy(writableLog(), policy, committer);
         }
         if (json) {

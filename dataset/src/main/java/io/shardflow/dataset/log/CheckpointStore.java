@@ -1,6 +1,5 @@
 package io.shardflow.dataset.log;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import io.shardflow.dataset.layout.DatasetLayout;
 import io.shardflow.dataset.store.ObjectStore;
 import io.shardflow.dataset.store.PutOutcome;
@@ -72,13 +71,12 @@ final class CheckpointStore {
         while (next > 0 && state == null) {
             String key = DatasetLayout.checkpointKey(dataset, version, next);
             byte[] bytes = store.get(key).orElseThrow(() -> new IllegalArgumentException(key + " is missing"));
-            JsonNode root = SegmentCodec.parse(bytes);
-            if (SegmentCodec.formatVersionOf(root) == Checkpoint.FORMAT_VERSION) {
+            if (SegmentCodec.formatVersionOf(bytes) == Checkpoint.FORMAT_VERSION) {
                 Checkpoint whole = wholeCodec.decode(bytes);
                 checkOwner(whole.dataset(), whole.version(), whole.snapshotId(), next);
                 state = CommitLogState.of(whole);
             } else {
-                CheckpointSegment segment = segmentCodec.fromNode(root);
+                CheckpointSegment segment = segmentCodec.decode(bytes);
                 checkOwner(segment.dataset(), segment.version(), segment.snapshotId(), next);
                 segments.push(segment);
                 next = segment.base();

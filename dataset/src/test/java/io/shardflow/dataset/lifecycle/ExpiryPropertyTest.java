@@ -2,6 +2,7 @@ package io.shardflow.dataset.lifecycle;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.shardflow.dataset.ManualClock;
 import io.shardflow.dataset.layout.DatasetLayout;
 import io.shardflow.dataset.log.CommitLog;
 import io.shardflow.dataset.log.LogView;
@@ -16,11 +17,8 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.ZoneId;
-import java.time.ZoneOffset;
 import java.util.HashSet;
 import java.util.List;
 import java.util.NavigableSet;
@@ -74,7 +72,7 @@ class ExpiryPropertyTest {
 
     private Path scratch;
     private InMemoryObjectStore store;
-    private MovingClock clock;
+    private ManualClock clock;
     private ShardPublisher publisher;
     private CommitLog log;
     private ShardRewriter rewriter;
@@ -85,7 +83,7 @@ class ExpiryPropertyTest {
     void setUp() throws IOException {
         scratch = Files.createTempDirectory("expiry-property");
         store = new InMemoryObjectStore();
-        clock = new MovingClock(Instant.parse("2026-03-01T00:00:00Z"));
+        clock = new ManualClock(Instant.parse("2026-03-01T00:00:00Z"));
         store.useClock(clock);
         publisher = new ShardPublisher(store, "p", "v1", scratch, clock);
         log = new CommitLog(store, "p", "v1", clock, 3);
@@ -182,33 +180,5 @@ class ExpiryPropertyTest {
         }
         assertThat(leftOver).as("unreferenced objects older than the window").isEmpty();
         assertThat(named).allMatch(key -> store.head(key).isPresent());
-    }
-
-    /** A clock the test moves forward. */
-    static final class MovingClock extends Clock {
-        private Instant now;
-
-        MovingClock(Instant start) {
-            this.now = start;
-        }
-
-        void advance(Duration step) {
-            now = now.plus(step);
-        }
-
-        @Override
-        public ZoneId getZone() {
-            return ZoneOffset.UTC;
-        }
-
-        @Override
-        public Clock withZone(ZoneId zone) {
-            return this;
-        }
-
-        @Override
-        public Instant instant() {
-            return now;
-        }
     }
 }
