@@ -37,6 +37,7 @@ EXPECTED_ACLS = {
     },
     "shardflow-sink": {
         ("topic", "shard-assignments", "literal"): {"Read", "Describe"},
+        ("topic", "samples", "literal"): {"Read", "Describe"},
         ("group", "shardflow-shard-sink", "literal"): {"Read"},
     },
 }

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Sets up the trainer-side Python environment:
-#   1. Debian packages h5py, PyTables, numpy, boto3, pytest, venv, hdf5-tools (h5dump) and torch (1.13 CPU, for
+#   1. Debian packages h5py, PyTables, numpy, boto3, pytest, venv, hdf5-tools (h5dump), Pillow (image tensors) and torch (1.13 CPU, for
 #      the PyTorch reader tests; the package itself works without it), only if missing;
 #   2. a virtualenv at ${SHARDFLOW_VENV:-~/.cache/shardflow/venv} that sees those packages;
 #   3. `pip install -e python/` when python/pyproject.toml exists (re-run only when it changes).
@@ -15,7 +15,7 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 VENV=${SHARDFLOW_VENV:-$HOME/.cache/shardflow/venv}
 LOGS=${SHARDFLOW_LOGS:-$HOME/.cache/shardflow/logs}
 SYS_PYTHON=/usr/bin/python3
-PACKAGES=(python3 python3-h5py python3-tables python3-numpy python3-boto3 python3-pytest python3-venv hdf5-tools python3-torch)
+PACKAGES=(python3 python3-h5py python3-tables python3-numpy python3-boto3 python3-pytest python3-venv hdf5-tools python3-torch python3-pil)
 
 die() { echo "setup-python: ERROR: $*" >&2; exit 1; }
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 import hashlib
 import io
 import logging
+import mmap
 import os
 import threading
 import time
@@ -30,6 +31,9 @@ from shardflow.log import ShardEntry
 from shardflow.store import ObjectStore
 
 log = logging.getLogger(__name__)
+
+Buffer = Union[bytearray, mmap.mmap]
+"""Shard bytes as the reader gets them: writable, so numpy views of them are too."""
 
 DEFAULT_LIMIT_BYTES = 20 << 30
 """20 GiB; ``None`` means no limit."""
@@ -61,6 +65,7 @@ class ShardCache:
         self.stats = CacheStats()
         self._pinned: Dict[str, int] = {}
         self._last_use_ns = 0
+        self._parts = 0
         self._lock = threading.Lock()
 
     def __getstate__(self):
@@ -75,35 +80,101 @@ class ShardCache:
     def path_for(self, shard: ShardEntry) -> str:
         return os.path.join(self.directory, f"{shard.sha256}.h5")
 
-    def read(self, shard: ShardEntry, store: ObjectStore) -> bytes:
-        """The shard's verified bytes, from the cache or downloaded into it."""
+    def read(self, shard: ShardEntry, store: ObjectStore) -> bytearray:
+        """The shard's verified bytes, from the cache or downloaded (in one GET) into it."""
+        cached = self.lookup(shard)
+        if cached is not None:
+            return cached
+        buffer = io.BytesIO()
+        store.download(shard.object_key, buffer)
+        return self.admit(shard, bytearray(buffer.getbuffer()))
+
+    def lookup(self, shard: ShardEntry) -> Optional[Buffer]:
+        """The shard's verified bytes if the cache holds them, else None. A damaged file is deleted
+        and raises :class:`ChecksumError`."""
         path = self.path_for(shard)
         with self._pin(path):
             try:
-                with open(path, "rb") as f:
-                    data = f.read()
+                data = _map_private(path)
             except FileNotFoundError:
-                data = None
-            if data is not None:
-                self._touch(path)
-                self._verify(shard, data, f"in the cache at {path}", path)
+                return None
+            self._touch(path)
+            self._verify(shard, data, f"in the cache at {path}", path)
+            with self._lock:
                 self.stats.hits += 1
-                return data
-            data = self._download(shard, store)
-            self._store(path, data)
-            self._evict()
             return data
 
-    def _download(self, shard: ShardEntry, store: ObjectStore) -> bytes:
-        buffer = io.BytesIO()
-        store.download(shard.object_key, buffer)
-        data = buffer.getvalue()
-        self.stats.downloads += 1
-        self.stats.bytes_downloaded += len(data)
-        self._verify(shard, data, "after download", None)
+    def open_part(self, shard: ShardEntry) -> Optional["PartFile"]:
+        """A new file of the shard's size in the cache directory, mapped for a download to land in
+        directly (no second copy to write the cache file); None if the disk cannot hold it, and the
+        download then goes to memory."""
+        if not hasattr(os, "posix_fallocate"):
+            return None  # without it a full disk would surface as SIGBUS on a mapped write
+        os.makedirs(self.directory, exist_ok=True)
+        with self._lock:
+            self._parts += 1
+            path = f"{self.path_for(shard)}.part-{os.getpid()}-{self._parts}"
+        try:
+            fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o644)
+        except OSError as e:
+            log.warning("Cannot cache shard %s in %s: %s", shard.shard_id, self.directory, e)
+            return None
+        try:
+            # Blocks allocated now: a full disk is an error here, not a SIGBUS on a mapped write.
+            os.posix_fallocate(fd, 0, shard.bytes)
+            return PartFile(path, mmap.mmap(fd, shard.bytes))
+        except (OSError, ValueError) as e:
+            log.warning("Cannot cache shard %s in %s: %s", shard.shard_id, self.directory, e)
+            _unlink(path)
+            return None
+        finally:
+            os.close(fd)
+
+    def admit_part(self, shard: ShardEntry, part: "PartFile") -> Buffer:
+        """Verifies a download that landed in ``part`` and moves it into the cache; returns a private
+        (copy-on-write) mapping of it, so changing a sample's arrays never changes the cached file."""
+        with self._lock:
+            self.stats.downloads += 1
+            self.stats.bytes_downloaded += shard.bytes
+        try:
+            self._verify(shard, part.map, "after download", None)
+            data = _map_private(part.path)
+        except BaseException:
+            part.discard()
+            raise
+        part.close()
+        path = self.path_for(shard)
+        with self._pin(path):
+            try:
+                os.replace(part.path, path)
+                self._touch(path)
+            except OSError as e:
+                log.warning("Cannot cache shard file %s: %s", path, e)
+                _unlink(part.path)
+            self._evict()
         return data
 
-    def _store(self, path: str, data: bytes) -> None:
+    def admit(self, shard: ShardEntry, data: bytearray) -> bytearray:
+        """Verifies freshly downloaded bytes against the log entry, then caches them; returns them."""
+        self.check_download(shard, data)
+        self.keep(shard, data)
+        return data
+
+    def check_download(self, shard: ShardEntry, data: bytearray) -> None:
+        """Verifies freshly downloaded bytes against the log entry (:class:`ChecksumError` if not)."""
+        with self._lock:
+            self.stats.downloads += 1
+            self.stats.bytes_downloaded += len(data)
+        self._verify(shard, data, "after download", None)
+
+    def keep(self, shard: ShardEntry, data: bytearray) -> None:
+        """Writes verified bytes to the cache and evicts what no longer fits."""
+        path = self.path_for(shard)
+        with self._pin(path):
+            self._store(path, data)
+            self._evict()
+
+    def _store(self, path: str, data: bytearray) -> None:
         os.makedirs(self.directory, exist_ok=True)
         part = f"{path}.part-{os.getpid()}-{threading.get_ident()}"
         try:
@@ -117,7 +188,7 @@ class ShardCache:
             _unlink(part)
 
     @staticmethod
-    def _verify(shard: ShardEntry, data: bytes, where: str, path: Optional[str]) -> None:
+    def _verify(shard: ShardEntry, data: Buffer, where: str, path: Optional[str]) -> None:
         actual = hashlib.sha256(data).hexdigest()
         if len(data) != shard.bytes or actual != shard.sha256:
             if path is not None:
@@ -186,6 +257,62 @@ class ShardCache:
                 self.stats.evictions += 1
                 log.debug("Evicted %s (%d bytes) from the shard cache", path, size)
             total -= size
+
+
+class PartFile:
+    """A cache file being downloaded into, through a shared writable mapping."""
+
+    def __init__(self, path: str, mapping: mmap.mmap):
+        self.path = path
+        self.map = mapping
+
+    def close(self) -> None:
+        try:
+            self.map.close()
+        except BufferError:
+            pass  # a view of it is still alive (an error's traceback): unmapped once it goes
+
+    def discard(self) -> None:
+        self.close()
+        _unlink(self.path)
+
+
+def _map_private(path: str) -> Buffer:
+    """The file's bytes as a private, writable mapping: read from the page cache without a copy,
+    and a write to it (a trainer changing a sample in place) never reaches the file."""
+    with open(path, "rb") as f:
+        size = os.fstat(f.fileno()).st_size
+        if size == 0:
+            return bytearray()  # mmap refuses empty files; the checks then report the size
+        return mmap.mmap(f.fileno(), size, access=mmap.ACCESS_COPY)
+
+
+class NoCache(ShardCache):
+    """Verifies every download and keeps nothing on disk (``Dataset(..., cache_dir=False)``)."""
+
+    def __init__(self):
+        super().__init__(os.devnull, None)
+
+    def __getstate__(self):
+        return {}
+
+    def __setstate__(self, state):
+        self.__init__()
+
+    def __repr__(self):
+        return "NoCache()"
+
+    def lookup(self, shard: ShardEntry) -> Optional[Buffer]:
+        return None
+
+    def open_part(self, shard: ShardEntry) -> Optional[PartFile]:
+        return None
+
+    def _store(self, path: str, data: bytearray) -> None:
+        pass
+
+    def size_bytes(self) -> int:
+        return 0
 
 
 def _unlink(path: str) -> bool:

@@ -7,8 +7,9 @@ import time
 from typing import Any, Callable, Dict, List, Mapping, Optional, Union
 
 from shardflow import layout
-from shardflow.cache import DEFAULT_LIMIT_BYTES, ShardCache
+from shardflow.cache import DEFAULT_LIMIT_BYTES, NoCache, ShardCache
 from shardflow.errors import FormatError, ShardflowError
+from shardflow.fetch import DEFAULT_PREFETCH, DEFAULT_RANGE_SIZE, DEFAULT_RANGE_THRESHOLD, ShardFetcher
 from shardflow.log import CommitLog, ShardEntry, Snapshot
 from shardflow.shard import Shard, read_shard
 from shardflow.spec import DatasetSpec, parse_spec
@@ -24,7 +25,8 @@ class Dataset(ShardSource):
     S3 settings come from ``s3`` (a dict with ``endpoint``, ``access_key``, ``secret_key``,
     ``region``, an :class:`~shardflow.store.S3Settings`, or any :class:`~shardflow.store.ObjectStore`),
     else from ``SHARDFLOW_S3_ENDPOINT`` / ``SHARDFLOW_S3_ACCESS_KEY`` / ``SHARDFLOW_S3_SECRET_KEY``,
-    else the standard ``AWS_*`` variables. Shards are cached in ``cache_dir`` (default
+    else the standard ``AWS_*`` variables. ``cache_dir=False`` keeps no local copies (every read
+    downloads and verifies afresh: for machines without disk to spare); else shards are cached in ``cache_dir`` (default
     ``$SHARDFLOW_CACHE_DIR`` or ``~/.cache/shardflow/shards``) up to ``cache_limit_bytes``.
 
     Picklable: DataLoader workers get a copy that opens its own S3 connections.
@@ -32,13 +34,13 @@ class Dataset(ShardSource):
 
     def __init__(self, uri: str, name: str, version: str, snapshot: Optional[int] = None, *,
                  s3: Union[None, ObjectStore, S3Settings, Mapping[str, str]] = None,
-                 cache_dir: Union[str, os.PathLike, None] = None,
+                 cache_dir: Union[str, os.PathLike, None, bool] = None,
                  cache_limit_bytes: Optional[int] = DEFAULT_LIMIT_BYTES):
         self.uri = uri
         self.name = layout.require_name("dataset name", name)
         self.version = layout.require_name("dataset version", version)
         self.store = open_store(uri, s3)
-        self.cache = ShardCache(cache_dir, cache_limit_bytes)
+        self.cache = NoCache() if cache_dir is False else ShardCache(cache_dir, cache_limit_bytes)
         self.spec = self._read_spec()
         self.log = CommitLog(self.store, name, version)
         self._snapshot = self.log.snapshot(snapshot)
@@ -99,15 +101,18 @@ class Dataset(ShardSource):
 
     # ---- shards -----------------------------------------------------------------------------
 
-    def shard_bytes(self, shard: ShardEntry) -> bytes:
+    def shard_bytes(self, shard: ShardEntry) -> bytearray:
         """The shard file's bytes, from the cache or downloaded, verified against the log entry."""
         return self.cache.read(shard, self.store)
+
+    def shard_fetcher(self, opts: StreamOptions) -> ShardFetcher:
+        return ShardFetcher(self.cache, self.store, opts.prefetch, opts.range_size, opts.range_threshold)
 
     def read_shard(self, shard: ShardEntry, attributes: bool = True) -> Shard:
         """All rows of one shard, verified and checked against the spec."""
         return self.decode_shard(shard, self.shard_bytes(shard), attributes)
 
-    def decode_shard(self, shard: ShardEntry, data: bytes, attributes: bool) -> Shard:
+    def decode_shard(self, shard: ShardEntry, data: bytearray, attributes: bool) -> Shard:
         if shard.spec_fingerprint != self.spec.fingerprint:
             raise FormatError(f"shard {shard.shard_id} was written for spec fingerprint {shard.spec_fingerprint}, "
                               f"but {self.name}/{self.version} has {self.spec.fingerprint}")
@@ -121,6 +126,12 @@ class Dataset(ShardSource):
         tensors = {}
         for t in self.spec.tensors:
             values = rows.tensors.get(t.name)
+            if t.variable:
+                if not isinstance(values, list) or len(values) != shard.sample_count:
+                    raise FormatError(f"shard {shard.shard_id}: tensor {t.name!r} should be {shard.sample_count} "
+                                      f"rows of {t.dtype} {t.shape_text()}, the file has {type(values).__name__}")
+                tensors[t.name] = values
+                continue
             expected = (shard.sample_count,) + t.shape
             if values is None or values.shape != expected or values.dtype != t.numpy_dtype:
                 got = "nothing" if values is None else f"{values.dtype} {values.shape}"
@@ -134,7 +145,9 @@ class Dataset(ShardSource):
 
     def samples(self, *, seed: int = 0, epoch: int = 0, shuffle_shards: bool = True, shuffle_buffer: int = 1000,
                 rank: int = 0, world_size: int = 1, follow: bool = False, poll_interval: float = 5.0,
-                follow_timeout: Optional[float] = None, attributes: bool = False, prefetch: int = 2,
+                follow_timeout: Optional[float] = None, attributes: bool = False,
+                prefetch: int = DEFAULT_PREFETCH, range_size: int = DEFAULT_RANGE_SIZE,
+                range_threshold: int = DEFAULT_RANGE_THRESHOLD,
                 resume: Optional[Mapping[str, Any]] = None) -> "SampleIterator":
         """Iterates reader ``rank`` of ``world_size``'s share of the pinned snapshot, with the same
         order, split, shuffle, follow and resume rules as the PyTorch dataset (:mod:`shardflow.torch`).
@@ -144,7 +157,8 @@ class Dataset(ShardSource):
         """
         opts = StreamOptions(seed=seed, epoch=epoch, shuffle_shards=shuffle_shards, shuffle_buffer=shuffle_buffer,
                              follow=follow, poll_interval=poll_interval, follow_timeout=follow_timeout,
-                             attributes=attributes, prefetch=prefetch)
+                             attributes=attributes, prefetch=prefetch, range_size=range_size,
+                             range_threshold=range_threshold)
         point = parse_state(resume, self.name, self.version, opts) if resume is not None else None
         return SampleIterator(self, opts, rank, world_size, point)
 

@@ -7,8 +7,11 @@ with what was published, value by value.
 from __future__ import annotations
 
 import argparse
+import base64
 import json
 import sys
+
+import numpy as np
 
 from shardflow.shard import read_shard
 
@@ -28,12 +31,32 @@ def shard_as_json(path: str, summary: bool = False) -> dict:
         "tensors": {},
     }
     for name, data in shard.tensors.items():
+        if isinstance(data, list):
+            out["tensors"][name] = _variable(data, summary)
+            continue
         entry = {"dtype": str(data.dtype), "shape": list(data.shape)}
         if not summary:
             # float32 → Python float is exact; repr round-trips, so nothing is lost in JSON.
             entry["values"] = data.reshape(len(shard), -1).tolist() if len(shard) else []
         out["tensors"][name] = entry
     return out
+
+
+def _variable(rows: list, summary: bool) -> dict:
+    """String rows as text, bytes as base64, free-shape rows with their own shapes."""
+    if rows and isinstance(rows[0], str):
+        entry = {"dtype": "string", "rows": len(rows)}
+        if not summary:
+            entry["values"] = rows
+    elif rows and isinstance(rows[0], bytes):
+        entry = {"dtype": "bytes", "rows": len(rows)}
+        if not summary:
+            entry["values"] = [base64.b64encode(r).decode() for r in rows]
+    else:
+        entry = {"dtype": str(rows[0].dtype) if rows else "", "shapes": [list(np.shape(r)) for r in rows]}
+        if not summary:
+            entry["values"] = [np.asarray(r).reshape(-1).tolist() for r in rows]
+    return entry
 
 
 def main(argv=None) -> int:

@@ -62,7 +62,7 @@ class ShuffleBuffer(Generic[T]):
         self.size = size
         self.items: List[T] = []
         self._rng = rng
-        self._draws = np.empty(0, dtype=np.int64)
+        self._draws: List[int] = []
         self._next = 0
 
     def push(self, item: T) -> Optional[T]:
@@ -72,9 +72,9 @@ class ShuffleBuffer(Generic[T]):
             self.items.append(item)
             return None
         if self._next == len(self._draws):
-            self._draws = self._rng.integers(0, self.size, _BLOCK)
+            self._draws = self._rng.integers(0, self.size, _BLOCK).tolist()  # Python ints: cheap to index
             self._next = 0
-        j = int(self._draws[self._next])
+        j = self._draws[self._next]
         self._next += 1
         out, self.items[j] = self.items[j], item
         return out

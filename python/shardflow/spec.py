@@ -1,4 +1,4 @@
-"""The dataset spec (``spec.json``): named, fixed-shape tensors and the label tensor."""
+"""The dataset spec (``spec.json``): named tensors (fixed or free dimensions, string, bytes, media) and the label tensor."""
 
 from __future__ import annotations
 
@@ -12,23 +12,53 @@ from shardflow.formatjson import FORMAT_VERSION, load_format_json
 from shardflow.errors import FormatError
 from shardflow.layout import TENSOR_NAME
 
-DTYPES = ("bool", "uint8", "int8", "int16", "int32", "int64", "float32", "float64")
+DTYPES = ("bool", "uint8", "int8", "int16", "int32", "int64", "float32", "float64",
+          "float16", "bfloat16", "uint16", "uint32", "uint64", "string", "bytes")
+#: one value of any length per sample, stored as uint8 values + offsets
+WHOLE_VALUE_DTYPES = ("string", "bytes")
+MEDIA_TYPES = ("image/jpeg", "image/png")
 
 
 @dataclass(frozen=True)
 class TensorSpec:
-    """One tensor field: every sample has it with exactly this dtype and shape (``()`` = scalar)."""
+    """One tensor field. ``shape`` has ``None`` for a free dimension (``max_shape`` its maximum or
+    ``None``); ``string``/``bytes`` tensors have no shape, and a bytes tensor may name its media
+    ``encoding`` (``image/jpeg``, ``image/png``)."""
 
     name: str
     dtype: str
-    shape: Tuple[int, ...]
+    shape: Tuple[Optional[int], ...]
+    max_shape: Optional[Tuple[Optional[int], ...]] = None
+    encoding: Optional[str] = None
 
     @property
     def numpy_dtype(self) -> np.dtype:
+        """The dtype of the stored values: bfloat16 as its uint16 bits, string and bytes as uint8."""
+        if self.dtype == "bfloat16":
+            return np.dtype("uint16")
+        if self.dtype in WHOLE_VALUE_DTYPES:
+            return np.dtype("uint8")
         return np.dtype(self.dtype)
 
+    @property
+    def variable(self) -> bool:
+        """Whether samples differ in size: stored as a values + offsets group (FORMAT.md)."""
+        return self.dtype in WHOLE_VALUE_DTYPES or None in self.shape
+
+    def shape_text(self) -> str:
+        if self.encoding:
+            return self.encoding
+        parts = []
+        for i, d in enumerate(self.shape):
+            if d is None:
+                m = self.max_shape[i] if self.max_shape else None
+                parts.append(f"?<={m}" if m else "?")
+            else:
+                parts.append(str(d))
+        return "x".join(parts)
+
     def fingerprint_line(self) -> str:
-        return f"{self.name}:{self.dtype}:{'x'.join(str(d) for d in self.shape)}\n"
+        return f"{self.name}:{self.dtype}:{self.shape_text()}\n"
 
 
 @dataclass(frozen=True)
@@ -42,6 +72,7 @@ class DatasetSpec:
     author: Optional[str] = None
     description: Optional[str] = None
     created_at: Optional[str] = None
+    compression: str = "none"
 
     @property
     def fingerprint(self) -> str:
@@ -74,7 +105,8 @@ def parse_spec(data: bytes, where: str) -> DatasetSpec:
         tensors = tuple(_tensor(t, where) for t in root["tensors"])
         spec = DatasetSpec(name=root["name"], version=root["version"], tensors=tensors,
                            label_tensor=root.get("labelTensor"), author=root.get("author"),
-                           description=root.get("description"), created_at=root.get("createdAt"))
+                           description=root.get("description"), created_at=root.get("createdAt"),
+                           compression=root.get("compression") or "none")
     except (KeyError, TypeError) as e:
         raise FormatError(f"{where} lacks or misstates field {e}") from None
     if len(set(spec.tensor_names)) != len(tensors):
@@ -92,10 +124,20 @@ def spec_to_json(spec: DatasetSpec) -> Dict[str, Any]:
     return {
         "formatVersion": FORMAT_VERSION, "name": spec.name, "version": spec.version,
         "fingerprint": spec.fingerprint,
-        "tensors": [{"name": t.name, "dtype": t.dtype, "shape": list(t.shape)} for t in spec.tensors],
+        "tensors": [_tensor_json(t) for t in spec.tensors],
         "labelTensor": spec.label_tensor, "author": spec.author or "", "description": spec.description or "",
         "maxSampleBytes": 0, "allowNonFinite": False, "createdAt": spec.created_at or "1970-01-01T00:00:00Z",
+        **({"compression": spec.compression} if spec.compression != "none" else {}),
     }
+
+
+def _tensor_json(t: TensorSpec) -> Dict[str, Any]:
+    node: Dict[str, Any] = {"name": t.name, "dtype": t.dtype, "shape": list(t.shape)}
+    if t.max_shape and any(t.max_shape):
+        node["maxShape"] = list(t.max_shape)
+    if t.encoding:
+        node["encoding"] = t.encoding
+    return node
 
 
 def _tensor(node: Dict[str, Any], where: str) -> TensorSpec:
@@ -104,6 +146,14 @@ def _tensor(node: Dict[str, Any], where: str) -> TensorSpec:
         raise FormatError(f"{where}: invalid tensor name {name!r}")
     if dtype not in DTYPES:
         raise FormatError(f"{where}: tensor {name!r} has unknown dtype {dtype!r}; expected one of {DTYPES}")
-    if not isinstance(shape, list) or not all(isinstance(d, int) and d >= 1 for d in shape):
+    if not isinstance(shape, list) or not all(d is None or (isinstance(d, int) and d >= 1) for d in shape):
         raise FormatError(f"{where}: tensor {name!r} has invalid shape {shape!r}")
-    return TensorSpec(name, dtype, tuple(shape))
+    if dtype in WHOLE_VALUE_DTYPES and shape:
+        raise FormatError(f"{where}: {dtype} tensor {name!r} takes no shape, got {shape!r}")
+    max_shape = node.get("maxShape")
+    if max_shape is not None and (not isinstance(max_shape, list) or len(max_shape) != len(shape)):
+        raise FormatError(f"{where}: tensor {name!r} has invalid maxShape {max_shape!r}")
+    encoding = node.get("encoding")
+    if encoding is not None and (dtype != "bytes" or encoding not in MEDIA_TYPES):
+        raise FormatError(f"{where}: tensor {name!r} has invalid encoding {encoding!r}")
+    return TensorSpec(name, dtype, tuple(shape), tuple(max_shape) if max_shape else None, encoding)

@@ -18,12 +18,13 @@ timing, so it can be replayed: resuming after ``n`` samples replays the first ``
 from __future__ import annotations
 
 import time
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, fields
 from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
 
+from shardflow.fetch import (DEFAULT_PREFETCH, DEFAULT_RANGE_SIZE, DEFAULT_RANGE_THRESHOLD, ShardFetcher,
+                             check_fetch_options)
 from shardflow.log import CommitLog, ShardEntry, Snapshot
 from shardflow.order import ShuffleBuffer, check_seed, sample_rng, shard_order, split
 from shardflow.shard import Shard
@@ -64,7 +65,9 @@ class StreamOptions:
     poll_interval: float = 5.0
     follow_timeout: Optional[float] = None
     attributes: bool = False
-    prefetch: int = 2
+    prefetch: int = DEFAULT_PREFETCH
+    range_size: int = DEFAULT_RANGE_SIZE
+    range_threshold: int = DEFAULT_RANGE_THRESHOLD
 
     def __post_init__(self):
         check_seed(self.seed, self.epoch)
@@ -74,8 +77,7 @@ class StreamOptions:
             raise ValueError(f"poll_interval must be > 0 seconds, got {self.poll_interval}")
         if self.follow_timeout is not None and self.follow_timeout < 0:
             raise ValueError(f"follow_timeout must be >= 0 seconds or None, got {self.follow_timeout}")
-        if self.prefetch < 0:
-            raise ValueError(f"prefetch must be >= 0 shards, got {self.prefetch}")
+        check_fetch_options(self.prefetch, self.range_size, self.range_threshold)
 
     def with_epoch(self, epoch: int) -> "StreamOptions":
         return StreamOptions(**{**{f.name: getattr(self, f.name) for f in fields(self)}, "epoch": epoch})
@@ -109,12 +111,12 @@ def segments(log: CommitLog, snapshot: Snapshot, opts: StreamOptions, g: int, to
 
 
 class ShardSource:
-    """What the stream needs from a dataset: verified shard bytes, and decoding them."""
+    """What the stream needs from a dataset: a fetcher of verified shard bytes, and decoding them."""
 
-    def shard_bytes(self, shard: ShardEntry) -> bytes:
+    def shard_fetcher(self, opts: StreamOptions) -> ShardFetcher:
         raise NotImplementedError
 
-    def decode_shard(self, shard: ShardEntry, data: bytes, attributes: bool) -> Shard:
+    def decode_shard(self, shard: ShardEntry, data: bytearray, attributes: bool) -> Shard:
         raise NotImplementedError
 
 
@@ -125,10 +127,11 @@ def worker_samples(source: ShardSource, segs: Iterator[List[ShardEntry]], opts: 
     buffer: ShuffleBuffer = ShuffleBuffer(opts.shuffle_buffer, sample_rng(opts.seed, opts.epoch, g))
     emitted = 0
     skipping = skip > 0
-    prefetcher = _Prefetcher(source.shard_bytes, opts.prefetch)
+    # Made here, in the process that iterates: a DataLoader worker gets its own threads and S3 client.
+    fetcher = source.shard_fetcher(opts)
 
     def load(shard: ShardEntry) -> Shard:
-        return source.decode_shard(shard, prefetcher.get(shard), opts.attributes)
+        return source.decode_shard(shard, fetcher.get(shard), opts.attributes)
 
     def materialize(items: List[Any]) -> List[Any]:
         loaded: Dict[str, Shard] = {}
@@ -149,13 +152,22 @@ def worker_samples(source: ShardSource, segs: Iterator[List[ShardEntry]], opts: 
                     emitted += shard.sample_count  # a whole shard before the resume point: not even read
                     skipping = emitted < skip
                     continue
+                if not skipping:
+                    fetcher.schedule(seg[k:k + 1 + opts.prefetch])
+                    for item in _samples(load(shard)):
+                        out = buffer.push(item)
+                        if out is not None:
+                            out.position = (g, total, emitted)
+                            emitted += 1
+                            yield out
+                    continue
                 rows: Optional[Shard] = None
                 for r in range(shard.sample_count):
                     if skipping:
                         item: Any = (shard, r)
                     else:
                         if rows is None:
-                            prefetcher.schedule(seg[k + 1:k + 1 + opts.prefetch])
+                            fetcher.schedule(seg[k:k + 1 + opts.prefetch])
                             rows = load(shard)
                         item = _sample(rows, r)
                     out = buffer.push(item)
@@ -181,47 +193,46 @@ def worker_samples(source: ShardSource, segs: Iterator[List[ShardEntry]], opts: 
                     emitted += 1
                     yield out
     finally:
-        prefetcher.close()
+        fetcher.close()
+
+
+def _row_views(values) -> list:
+    """One view per row; 0-d arrays (not numpy scalars) for scalar tensors, as ``values[row]`` is not.
+    Variable rows (strings, bytes, free shapes) are already a list of their own objects."""
+    if isinstance(values, list):
+        return values
+    if values.ndim == 1:
+        return [values[r, ...] for r in range(len(values))]
+    return list(values)  # row views, made in C
+
+
+def _samples(shard: Shard) -> Iterator[Sample]:
+    """Every row of ``shard`` in file order, as :func:`_sample` makes them, with the per-row work
+    done column by column beforehand (the per-sample loop is what bounds a reader's speed)."""
+    keys = list(shard.tensors) + ["sample_id", "device_id", "produced_at"]
+    columns = [_row_views(values) for values in shard.tensors.values()]
+    columns += [shard.sample_ids, shard.device_ids, shard.produced_at.tolist()]
+    if shard.attributes:
+        keys.append("attributes")
+        columns.append(shard.attributes)
+    for row in zip(*columns):
+        yield Sample(zip(keys, row))
 
 
 def _sample(shard: Shard, row: int) -> Sample:
     s = Sample()
     for name, values in shard.tensors.items():
-        s[name] = np.array(values[row])  # a copy: the shard's arrays are freed once it is consumed
+        if isinstance(values, list):  # variable rows: each already its own object
+            s[name] = values[row]
+        else:
+            # A view into the shard's buffer, not a copy: the buffer lives as long as one of its samples.
+            s[name] = values[row, ...]
     s["sample_id"] = shard.sample_ids[row]
     s["device_id"] = shard.device_ids[row]
     s["produced_at"] = int(shard.produced_at[row])
     if shard.attributes:
         s["attributes"] = shard.attributes[row]
     return s
-
-
-class _Prefetcher:
-    """Downloads (and verifies and caches) the next ``depth`` shards in background threads while one
-    is decoded."""
-
-    def __init__(self, fetch: Callable[[ShardEntry], bytes], depth: int):
-        self._fetch = fetch
-        # One thread per shard ahead: downloads run in parallel (S3 GETs are latency-bound).
-        self._pool = ThreadPoolExecutor(depth, thread_name_prefix="shardflow-prefetch") if depth > 0 else None
-        self._futures: Dict[str, Any] = {}
-
-    def schedule(self, shards: Sequence[ShardEntry]) -> None:
-        if self._pool is None:
-            return
-        for shard in shards:
-            if shard.shard_id not in self._futures:
-                self._futures[shard.shard_id] = self._pool.submit(self._fetch, shard)
-
-    def get(self, shard: ShardEntry) -> bytes:
-        future = self._futures.pop(shard.shard_id, None)
-        return future.result() if future is not None else self._fetch(shard)
-
-    def close(self) -> None:
-        if self._pool is not None:
-            for future in self._futures.values():
-                future.cancel()
-            self._pool.shutdown(wait=False)
 
 
 # ---- resume state -------------------------------------------------------------------------------

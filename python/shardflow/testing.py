@@ -38,6 +38,9 @@ def shard_file_bytes(spec: DatasetSpec, shard_id: str, rows: Sequence[Row]) -> b
         f.attrs["sample_count"] = np.int64(len(rows))
         group = f.create_group("tensors")
         for t in spec.tensors:
+            if t.variable:
+                _variable(group, t, [r[t.name] for r in rows])
+                continue
             values = np.stack([np.asarray(r[t.name], dtype=t.numpy_dtype).reshape(t.shape) for r in rows])
             stored = values.astype(np.uint8) if t.dtype == "bool" else values
             group.create_dataset(t.name, data=stored).attrs["shardflow_dtype"] = t.dtype
@@ -47,6 +50,25 @@ def shard_file_bytes(spec: DatasetSpec, shard_id: str, rows: Sequence[Row]) -> b
         _strings(f, "attributes", [json.dumps(r.get("attributes", {}), sort_keys=True, separators=(",", ":"))
                                    for r in rows])
     return buffer.getvalue()
+
+
+def _variable(group, t, values) -> None:
+    """A string, bytes or free-shape tensor as FORMAT.md's values + offsets (+ shapes) group."""
+    if t.dtype == "string":
+        rows = [np.frombuffer(v.encode("utf-8"), dtype=np.uint8) for v in values]
+    elif t.dtype == "bytes":
+        rows = [np.frombuffer(bytes(v), dtype=np.uint8) for v in values]
+    else:
+        rows = [np.asarray(v, dtype=t.numpy_dtype) for v in values]
+    g = group.create_group(t.name)
+    g.attrs["shardflow_dtype"] = t.dtype
+    g.attrs["shardflow_shape"] = "" if t.encoding else t.shape_text()
+    if t.encoding:
+        g.attrs["shardflow_encoding"] = t.encoding
+    g.create_dataset("values", data=np.concatenate([r.reshape(-1) for r in rows]).astype(t.numpy_dtype))
+    g.create_dataset("offsets", data=np.concatenate([[0], np.cumsum([r.size for r in rows])]).astype(np.int64))
+    if t.dtype not in ("string", "bytes"):
+        g.create_dataset("shapes", data=np.array([r.shape for r in rows], dtype=np.int64).reshape(len(rows), len(t.shape)))
 
 
 def _strings(f: h5py.File, name: str, values: List[str]) -> None:

@@ -34,13 +34,17 @@ def test_should_raise_a_checksum_error_naming_the_shard_when_a_download_is_corru
     assert not [n for n in os.listdir(built.cache_dir) if ".part" in n]
 
 
-def test_should_raise_a_checksum_error_when_a_download_has_the_wrong_size(built):
+@pytest.mark.parametrize("read", [
+    lambda ds, victim: ds.read_shard(victim),
+    lambda ds, victim: list(ds.samples(shuffle_shards=False, range_size=512, range_threshold=1)),
+], ids=["one GET", "ranged GETs ahead"])
+def test_should_raise_a_checksum_error_when_a_download_has_the_wrong_size(built, read):
     ds = open_dataset(built)
     victim = ds.shards[0]
     with open(built.store.path(victim.object_key), "ab") as f:
         f.write(b"extra")
     with pytest.raises(ChecksumError, match=f"{victim.bytes} bytes .* {victim.bytes + 5} bytes"):
-        ds.read_shard(victim)
+        read(ds, victim)
 
 
 def test_should_detect_a_corrupted_cached_file_delete_it_and_download_afresh_next_time(built):

@@ -156,3 +156,31 @@ def test_should_read_the_snapshot_the_dataset_is_pinned_to_when_an_epoch_starts(
     seen = batch_ids(loader)
     assert Counter(seen) == Counter(built.ids) and set(new) <= set(seen)
     assert data.state_dict()["snapshot_id"] == 5
+
+
+def test_should_collate_batches_exactly_as_torch_default_collate_does(built):
+    from torch.utils.data.dataloader import default_collate
+
+    from shardflow.torch import collate_samples
+
+    samples = list(open_dataset(built).samples(shuffle_buffer=5, attributes=True))[:16]
+    fast, reference = collate_samples(samples), default_collate(samples)
+    assert set(fast) == set(reference)
+    for key, value in reference.items():
+        if isinstance(value, torch.Tensor):
+            assert fast[key].dtype == value.dtype and torch.equal(fast[key], value), key
+        else:
+            assert fast[key] == value, key
+
+
+def test_should_hand_out_the_same_batches_from_dataloader_workers_with_the_fast_collate(built):
+    ds = open_dataset(built)
+    data = ShardflowIterableDataset(ds, seed=2, shuffle_buffer=6, rank=0, world_size=1)
+    fast = list(ShardflowDataLoader(data, batch_size=8, num_workers=2))
+    plain = list(DataLoader(ShardflowIterableDataset(ds, seed=2, shuffle_buffer=6, rank=0, world_size=1),
+                            batch_size=8, num_workers=2))
+    assert len(fast) == len(plain)
+    for a, b in zip(fast, plain):
+        assert a["sample_id"] == b["sample_id"]
+        for t in SPEC.tensors:
+            assert a[t.name].dtype == b[t.name].dtype and torch.equal(a[t.name], b[t.name])

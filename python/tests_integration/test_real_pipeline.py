@@ -1,5 +1,6 @@
 """The reader on a dataset written by the real ingest-app and shard-sink into a real S3 server."""
 
+import hashlib
 import os
 import threading
 from collections import Counter
@@ -7,7 +8,8 @@ from collections import Counter
 import pytest
 
 from conftest import check_values
-from shardflow import ChecksumError, Dataset, S3Store
+from shardflow import ChecksumError, Dataset, S3Store, ShardCache
+from shardflow.fetch import ShardFetcher
 from shardflow.layout import checkpoint_id_of, checkpoint_prefix
 from shardflow.log import find_checkpoint, read_entries
 from shardflow.testing import DatasetWriter, rows_for
@@ -131,3 +133,22 @@ def test_should_pick_up_a_snapshot_committed_to_the_real_log_during_iteration(da
     assert Counter(seen) == Counter(list(expected["samples"]) + committed["ids"])
     assert set(seen[-20:]) == set(committed["ids"])
     assert dataset.refresh() == [expected["snapshotId"] + 1]
+
+
+def test_should_reassemble_every_shard_from_parallel_ranged_gets_on_the_real_server(dataset, expected, tmp_path):
+    fetcher = ShardFetcher(ShardCache(tmp_path / "ranged"), dataset.store, depth=3, range_size=4096,
+                           range_threshold=1)
+    try:
+        shards = list(dataset.shards)
+        for k, shard in enumerate(shards):
+            fetcher.schedule(shards[k:k + 4])
+            data = fetcher.get(shard)
+            assert bytes(data) == dataset.store.get(shard.object_key), shard.shard_id
+            assert hashlib.sha256(data).hexdigest() == shard.sha256
+    finally:
+        fetcher.close()
+    seen = []
+    for s in dataset.samples(shuffle_buffer=7, prefetch=3, range_size=4096, range_threshold=1):
+        check_values(expected, s["sample_id"], s["image"], s["label"], s["produced_at"], s["device_id"])
+        seen.append(s["sample_id"])
+    assert Counter(seen) == Counter(list(expected["samples"]))

@@ -1,163 +1,104 @@
 package io.shardflow.cli;
 
-import io.shardflow.dataset.catalog.DatasetCatalog;
-import io.shardflow.dataset.log.CommitLog;
-import io.shardflow.dataset.store.S3ObjectStore;
-import io.shardflow.edge.EdgePublisher;
-import io.shardflow.edge.SyntheticSamples;
-import io.shardflow.stack.LocalPipeline;
-import io.shardflow.stack.LocalStack;
+import io.shardflow.cli.bench.BenchOptions;
+import io.shardflow.cli.bench.BenchReport;
+import io.shardflow.cli.bench.BenchResults;
+import io.shardflow.cli.bench.BenchSuite;
+import io.shardflow.cli.bench.MarkdownTable;
+import io.shardflow.cli.bench.SampleShape;
 import io.shardflow.stack.S3Kind;
-import io.shardflow.stack.StackConfig;
-import io.shardflow.stack.StackEndpoints;
-import io.shardflow.stack.WorkDirs;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Map;
-import java.util.Properties;
+import java.util.Locale;
 import java.util.concurrent.Callable;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 /**
- * End-to-end throughput, publish to committed snapshot, beside a raw Kafka produce+consume of the
- * same Avro records on the same stack in the same run. The ratio is the figure to compare across
- * machines; absolute numbers on a shared 2-core box are noise.
+ * The benchmark suite: every figure of the performance table with its raw baseline measured in the
+ * same run, on fresh local stacks, written as JSON, a markdown table and PNG plots. Ratios are the
+ * figures to compare across machines; absolute numbers on a shared 2-core box are noise.
  */
-@Command(name = "bench", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class, description = "Measure publish-to-snapshot throughput against raw Kafka produce+consume, in one run, on a fresh local stack.",
+@Command(name = "bench", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
+        description = {"Measure the performance figures against raw baselines in one run, on fresh local stacks: "
+                + "P1 publish->committed vs raw Kafka produce+consume (each sample size, each S3 server), "
+                + "P1a ingest alone vs raw consume, P1b sink alone vs raw consume + S3 PUT, broker bytes per tensor byte, "
+                + "P2 seal latency, P3 Python reader (when python/shardflow/bench_read.py exists), P4 sink heap and RSS by shard size, "
+                + "P5 CPU-seconds per GB and 1 vs 2 instances.",
+                "Writes bench-results.json, bench-results.md and PNG plots into --out; prints the table (or the JSON with --json)."},
         footerHeading = "%nExamples:%n",
-        footer = {"  bin/shardflow bench                          # 20,000 samples on S3Proxy",
-                "  bin/shardflow bench --samples 100000 --s3 minio --json"})
+        footer = {"  bin/shardflow bench --quick                  # every figure, small sizes, about 10 minutes on 2 cores",
+                "  bin/shardflow bench                          # every figure, full sizes (1 GiB shards in P4)",
+                "  bin/shardflow bench --only p1 --s3 s3proxy --samples 20000",
+                "  bin/shardflow bench --only p4 --shard-mib 64,256,1024 --writers hdf5"})
 final class BenchCommand implements Callable<Integer> {
 
-    @Option(names = "--samples", defaultValue = "20000", description = "samples to publish and time, after a warm-up of 500 (default: ${DEFAULT-VALUE})")
-    int samples;
-    @Option(names = "--s3", defaultValue = "s3proxy", description = "S3 server of the stack: s3proxy or minio (default: ${DEFAULT-VALUE})")
-    String s3;
-    @Option(names = "--shard-samples", defaultValue = "1000", description = "seal a shard at this many samples (default: ${DEFAULT-VALUE})")
+    @Option(names = "--quick", description = "smaller defaults (10000 samples, 200 warm-up, P4 shards of 64 and 256 MiB, P2 for 20 s): "
+            + "about 10 minutes on 2 cores")
+    boolean quick;
+    @Option(names = "--only", split = ",", paramLabel = "FIGURE", description = "figures to run, of p1, bytes, p1a, p1b, p2, p3, p4, p5 (default: all)")
+    List<String> only = List.of();
+    @Option(names = "--s3", split = ",", defaultValue = "s3proxy,minio",
+            description = "S3 servers: P1 runs on each, the other figures on the first (default: ${DEFAULT-VALUE})")
+    List<String> s3;
+    @Option(names = "--sizes", split = ",", defaultValue = "12kb,150kb", description = "sample sizes of P1: 12kb, 150kb, or an image edge in pixels (default: ${DEFAULT-VALUE})")
+    List<String> sizes;
+    @Option(names = "--samples", description = "12 KB samples per timed run (other sizes carry the same bytes) (default: 20000; 10000 with --quick)")
+    Long samples;
+    @Option(names = "--warmup", description = "samples through each pipeline before its clock starts (default: 500; 200 with --quick)")
+    Long warmup;
+    @Option(names = "--shard-samples", defaultValue = "1000", description = "shard.max.samples of the throughput runs (default: ${DEFAULT-VALUE})")
     int shardSamples;
-    @Option(names = "--work-dir", defaultValue = "${sys:shardflow.home:-.}/.stack/bench", description = "where the stack and services keep their files; wiped first (default: ${DEFAULT-VALUE})")
+    @Option(names = "--shard-mib", split = ",", description = "shard sizes of P4 in MiB (default: 64,256,1024; 64,256 with --quick)")
+    List<Integer> shardMib;
+    @Option(names = "--writers", split = ",", defaultValue = "jhdf,hdf5", description = "shard writers of P4 (default: ${DEFAULT-VALUE})")
+    List<String> writers;
+    @Option(names = "--seal-age-ms", defaultValue = "2000", description = "shard.max.age.ms of P2 (default: ${DEFAULT-VALUE})")
+    long sealAgeMs;
+    @Option(names = "--seal-seconds", description = "how long P2 publishes (default: 60; 20 with --quick)")
+    Long sealSeconds;
+    @Option(names = "--seal-rate", defaultValue = "20", description = "samples per second P2 publishes (default: ${DEFAULT-VALUE})")
+    int sealRate;
+    @Option(names = "--out", defaultValue = "${sys:shardflow.home:-.}/bench/results", description = "where the results go (default: ${DEFAULT-VALUE})")
+    Path out;
+    @Option(names = "--work-dir", defaultValue = "${sys:shardflow.home:-.}/.stack/bench", description = "where the stacks and services keep their files; wiped first (default: ${DEFAULT-VALUE})")
     Path workDir;
-    @Option(names = "--json", description = "print {samples, sampleBytes, s3, rawKafka: {seconds, samplesPerSecond, mbPerSecond}, "
-            + "pipeline: {...}, pipelineOverRaw}")
+    @Option(names = "--json", description = "print the results JSON (the same as bench-results.json) instead of the table")
     boolean json;
     @Spec
     picocli.CommandLine.Model.CommandSpec command;
 
-    private static final int WARMUP = 500;
-
     @Override
     public Integer call() throws Exception {
-        PrintWriter out = command.commandLine().getOut();
-        WorkDirs.wipe(workDir);
-        try (LocalStack stack = LocalStack.start(StackConfig.defaults(workDir.resolve("stack")).withS3Kind(S3Kind.parse(s3)))) {
-            StackEndpoints endpoints = StackEndpoints.of(stack);
-            SyntheticSamples synthetic = new SyntheticSamples("bench", "v1", "bench-device", 3, 32, 10, 7);
-            long sampleBytes = 3 * 32 * 32 * 4 + 8;
-
-            double rawSeconds = rawKafka(endpoints, synthetic);
-            double pipelineSeconds = pipeline(endpoints, synthetic);
-
-            double mb = samples * sampleBytes / 1e6;
-            if (json) {
-                Map<String, Object> view = new LinkedHashMap<>();
-                view.put("samples", samples);
-                view.put("sampleBytes", sampleBytes);
-                view.put("s3", s3);
-                view.put("rawKafka", rate(rawSeconds, mb));
-                view.put("pipeline", rate(pipelineSeconds, mb));
-                view.put("pipelineOverRaw", rawSeconds / pipelineSeconds);
-                out.println(JsonOutput.write(view));
-                return 0;
-            }
-            out.printf("bench: %d samples of %d payload bytes (%.1f MB), S3 server %s%n", samples, sampleBytes, mb, s3);
-            out.printf("  raw kafka produce+consume : %8.0f samples/s %7.1f MB/s  (%.2f s)%n", samples / rawSeconds, mb / rawSeconds, rawSeconds);
-            out.printf("  publish -> committed      : %8.0f samples/s %7.1f MB/s  (%.2f s)%n", samples / pipelineSeconds, mb / pipelineSeconds, pipelineSeconds);
-            out.printf("  pipeline / raw kafka      : %.2f%n", rawSeconds / pipelineSeconds);
+        PrintWriter stdout = command.commandLine().getOut();
+        PrintWriter err = command.commandLine().getErr();
+        BenchOptions options;
+        try {
+            options = options();
+        } catch (IllegalArgumentException e) {
+            err.println("bench: " + e.getMessage());
+            return Shardflow.USAGE;
         }
+        BenchResults results = BenchSuite.standard(Clock.systemUTC()).run(options, err);
+        List<Path> written = BenchReport.write(results, out);
+        err.printf("bench: wrote %s%n", written);
+        stdout.print(json ? JsonOutput.write(results) + System.lineSeparator() : MarkdownTable.render(results));
+        stdout.flush();
         return 0;
     }
 
-    private Map<String, Object> rate(double seconds, double mb) {
-        Map<String, Object> rate = new LinkedHashMap<>();
-        rate.put("seconds", seconds);
-        rate.put("samplesPerSecond", samples / seconds);
-        rate.put("mbPerSecond", mb / seconds);
-        return rate;
-    }
-
-    private Progress progress(String task) {
-        return Progress.start(command.commandLine().getErr(), task, "samples", samples);
-    }
-
-    private double rawKafka(StackEndpoints endpoints, SyntheticSamples synthetic) throws Exception {
-        String topic = "bench-raw";
-        try (EdgePublisher publisher = EdgePublisher.create(endpoints.bootstrapServers(), endpoints.registryUrl(), topic, Map.of())) {
-            PublishCommand.publish(publisher, synthetic, 0, WARMUP);
-            Properties props = new Properties();
-            props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, endpoints.bootstrapServers());
-            props.put(ConsumerConfig.GROUP_ID_CONFIG, "bench-raw");
-            props.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
-            props.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
-            try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(props, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
-                consumer.subscribe(List.of(topic));
-                drain(consumer, WARMUP, Progress.silent());
-                long start = System.nanoTime();
-                Thread producer = new Thread(() -> {
-                    try {
-                        PublishCommand.publish(publisher, synthetic, WARMUP, samples);
-                    } catch (Exception e) {
-                        throw new IllegalStateException(e);
-                    }
-                });
-                producer.start();
-                try (Progress progress = progress("raw kafka consume")) {
-                    drain(consumer, samples, progress);
-                }
-                producer.join();
-                return (System.nanoTime() - start) / 1e9;
-            }
-        }
-    }
-
-    private static void drain(KafkaConsumer<byte[], byte[]> consumer, long expected, Progress progress) {
-        long received = 0;
-        long deadline = System.nanoTime() + Duration.ofMinutes(5).toNanos();
-        while (received < expected) {
-            int polled = consumer.poll(Duration.ofMillis(200)).count();
-            received += polled;
-            progress.advance(polled);
-            if (System.nanoTime() > deadline) {
-                throw new IllegalStateException("raw consumer got " + received + " of " + expected + " records");
-            }
-        }
-    }
-
-    private double pipeline(StackEndpoints endpoints, SyntheticSamples synthetic) throws Exception {
-        S3ObjectStore store = S3ObjectStore.connect(endpoints.s3Settings());
-        new DatasetCatalog(store).create(LocalPipeline.imageSpec("bench", "v1", "bench", "throughput benchmark"));
-        try (LocalPipeline pipeline = LocalPipeline.start(endpoints, workDir, shardSamples, Duration.ofSeconds(1), "bench");
-             EdgePublisher publisher = EdgePublisher.create(endpoints.bootstrapServers(), endpoints.registryUrl(), "samples", Map.of())) {
-            CommitLog log = new CommitLog(store, "bench", "v1", Clock.systemUTC());
-            PublishCommand.publish(publisher, synthetic, 0, WARMUP);
-            pipeline.awaitCommitted(log, WARMUP, Duration.ofMinutes(5), Duration.ofMillis(50), snapshot -> { });
-            long start = System.nanoTime();
-            try (Progress progress = progress("pipeline publish")) {
-                PublishCommand.publish(publisher, synthetic, WARMUP, samples, progress);
-            }
-            try (Progress progress = progress("pipeline commit")) {
-                pipeline.awaitCommitted(log, WARMUP + samples, Duration.ofMinutes(10), Duration.ofMillis(50),
-                        snapshot -> progress.update(snapshot.sampleCount() - WARMUP));
-            }
-            return (System.nanoTime() - start) / 1e9;
-        }
+    private BenchOptions options() {
+        Path checkout = Path.of(System.getProperty("shardflow.home", ".")).toAbsolutePath().normalize();
+        return new BenchOptions(new LinkedHashSet<>(only.stream().map(id -> id.strip().toLowerCase(Locale.ROOT)).toList()),
+                s3.stream().map(S3Kind::parse).toList(), sizes.stream().map(SampleShape::parse).toList(),
+                samples != null ? samples : quick ? 10_000 : 20_000, warmup != null ? warmup : quick ? 200 : 500, shardSamples,
+                shardMib != null ? shardMib : quick ? List.of(64, 256) : List.of(64, 256, 1024),
+                writers.stream().map(writer -> writer.strip().toLowerCase(Locale.ROOT)).toList(), Duration.ofMillis(sealAgeMs),
+                Duration.ofSeconds(sealSeconds != null ? sealSeconds : quick ? 20 : 60), sealRate, workDir.toAbsolutePath(), checkout);
     }
 }

@@ -2,6 +2,7 @@ package io.shardflow.cli;
 
 import io.shardflow.dataset.catalog.DatasetCatalog;
 import io.shardflow.dataset.log.Snapshot;
+import io.shardflow.dataset.spec.Compression;
 import io.shardflow.dataset.spec.DatasetSpec;
 import io.shardflow.dataset.spec.TensorSpec;
 import io.shardflow.dataset.store.ObjectStore;
@@ -19,6 +20,8 @@ import picocli.CommandLine.Option;
 @Command(name = "dataset", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class, footerHeading = "%nExamples:%n",
         footer = {"  bin/shardflow dataset create --name cams --version v1 --tensor image:float32:3x32x32 \\",
                 "      --tensor label:int64 --label label",
+                "  bin/shardflow dataset create --name det --version v1 --tensor frame:bytes:image/jpeg \\",
+                "      --tensor boxes:float32:?<=64x4 --tensor caption:string --compression lzf",
                 "  bin/shardflow dataset verify cams v1 --json"},
         description = "Create, list, inspect, verify and compare datasets.",
         subcommands = {DatasetCommand.Create.class, DatasetCommand.ListDatasets.class, DatasetCommand.Show.class,
@@ -44,7 +47,9 @@ final class DatasetCommand {
         @Option(names = "--version", required = true, description = "dataset version, e.g. v1 (a new version for a new tensor layout)")
         String version;
         @Option(names = "--tensor", required = true, paramLabel = "NAME:DTYPE[:SHAPE]",
-                description = "e.g. image:float32:3x32x32 or label:int64 (repeatable)")
+                description = "e.g. image:float32:3x32x32, label:int64, boxes:float32:?x4, tokens:int32:?<=512,"
+                        + " caption:string, frame:bytes:image/jpeg (repeatable). Dtypes: bool, uint8, int8, int16, uint16,"
+                        + " int32, uint32, int64, uint64, float16, bfloat16, float32, float64, string, bytes")
         List<String> tensors;
         @Option(names = "--label", description = "name of the tensor holding the class label")
         String label;
@@ -56,17 +61,22 @@ final class DatasetCommand {
         long maxSampleBytes;
         @Option(names = "--allow-non-finite", description = "accept NaN and infinity in float tensors")
         boolean allowNonFinite;
+        @Option(names = "--compression", defaultValue = "none", paramLabel = "none|gzip[:LEVEL]|lzf",
+                description = "how shard files compress tensor data: none, gzip (level 1-9, default 4) or lzf (fast);"
+                        + " h5py reads all three (default: ${DEFAULT-VALUE})")
+        String compression;
         @Option(names = "--create-bucket", description = "create the bucket first if it does not exist (a fresh deployment's init)")
         boolean createBucket;
 
         @Override
         public Integer call() {
+            // The spec first: a bad tensor or compression exits 2 naming it, before any server is asked.
+            List<TensorSpec> parsed = tensors.stream().map(TensorSpec::parse).toList();
+            DatasetSpec spec = new DatasetSpec(name, version, parsed, label, author, description, maxSampleBytes,
+                    allowNonFinite, clock.instant(), Compression.parse(compression));
             if (createBucket) {
                 store().ensureBucket();
             }
-            List<TensorSpec> parsed = tensors.stream().map(TensorSpec::parse).toList();
-            DatasetSpec spec = new DatasetSpec(name, version, parsed, label, author, description, maxSampleBytes,
-                    allowNonFinite, clock.instant());
             new DatasetCatalog(store()).create(spec);
             out().printf("dataset %s/%s ready (spec %s)%n", name, version, spec.fingerprint().substring(0, 12));
             return 0;

@@ -5,7 +5,7 @@ import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
 
 /** Pretty JSON for {@code --json} output, with ISO-8601 times. */
-final class JsonOutput {
+public final class JsonOutput {
 
     private static final ObjectMapper MAPPER = new ObjectMapper()
             .registerModule(new JavaTimeModule())
@@ -15,7 +15,7 @@ final class JsonOutput {
     private JsonOutput() {
     }
 
-    static String write(Object value) {
+    public static String write(Object value) {
         try {
             return MAPPER.writeValueAsString(value);
         } catch (com.fasterxml.jackson.core.JsonProcessingException e) {

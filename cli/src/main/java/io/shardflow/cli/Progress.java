@@ -12,7 +12,7 @@ import java.util.Optional;
  * pipe, a CI log) it prints a plain line every {@link #LINE_EVERY} or at every further 10%, which
  * is what a log reader can follow. Thread-safe: producer callbacks report from their own thread.
  */
-final class Progress implements AutoCloseable {
+public final class Progress implements AutoCloseable {
 
     /** How the progress is drawn. */
     enum Mode {
@@ -72,21 +72,21 @@ final class Progress implements AutoCloseable {
     }
 
     /** On the command's error stream, drawn as {@link Mode#detect()} says. */
-    static Progress start(PrintWriter err, String task, String unit, long total) {
+    public static Progress start(PrintWriter err, String task, String unit, long total) {
         return new Progress(err, Clock.systemUTC(), Mode.detect(), task, unit, total);
     }
 
     /** Reports nothing: for callers that run a task inside a bigger one. */
-    static Progress silent() {
+    public static Progress silent() {
         return new Progress(new PrintWriter(PrintWriter.nullWriter()), Clock.systemUTC(), Mode.OFF, "", "", 0);
     }
 
-    synchronized void advance(long count) {
+    public synchronized void advance(long count) {
         update(done + count);
     }
 
     /** Sets the count reached; never goes backwards. */
-    synchronized void update(long reached) {
+    public synchronized void update(long reached) {
         if (closed || reached <= done) {
             return;
         }

@@ -20,7 +20,7 @@ import picocli.CommandLine.Spec;
         footerHeading = "%nExamples:%n",
         footer = {"  bin/shardflow publish --dataset cams --version v1 --count 1000",
                 "  bin/shardflow publish --dataset cams --version v1 --count 5000 --first 1000 --json"})
-final class PublishCommand implements Callable<Integer> {
+public final class PublishCommand implements Callable<Integer> {
 
     @Mixin
     HelpOnlyOptions help;
@@ -76,7 +76,7 @@ final class PublishCommand implements Callable<Integer> {
         return 0;
     }
 
-    static void publish(EdgePublisher publisher, SyntheticSamples samples, long first, long count) throws Exception {
+    public static void publish(EdgePublisher publisher, SyntheticSamples samples, long first, long count) throws Exception {
         publish(publisher, samples, first, count, Progress.silent());
     }
 
@@ -84,7 +84,7 @@ final class PublishCommand implements Callable<Integer> {
      * Publishes samples {@code first .. first+count-1}, at most 10,000 unacknowledged; fails on the
      * first send error. Each acknowledgement advances {@code progress}.
      */
-    static void publish(EdgePublisher publisher, SyntheticSamples samples, long first, long count, Progress progress) throws Exception {
+    public static void publish(EdgePublisher publisher, SyntheticSamples samples, long first, long count, Progress progress) throws Exception {
         Semaphore inFlight = new Semaphore(10_000);
         CompletableFuture<?>[] failure = new CompletableFuture<?>[] {new CompletableFuture<Void>()};
         for (long n = first; n < first + count; n++) {

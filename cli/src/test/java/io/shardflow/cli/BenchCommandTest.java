@@ -4,32 +4,52 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.shardflow.cli.bench.BenchPlots;
+import io.shardflow.cli.bench.BenchReport;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.stream.StreamSupport;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** bench once, small, on its own real local stack and pipeline, with output to a pipe. */
+/** The suite in its smallest form, every figure, on its own real local stack and services, with output to a pipe. */
 class BenchCommandTest {
 
     @TempDir
     Path work;
 
     @Test
-    void shouldReportBothRatesAsJsonWithPlainProgressLinesOnStderr() throws Exception {
-        CliRun run = CliRun.of("bench", "--samples", "2000", "--shard-samples", "500", "--work-dir", work.toString(), "--json");
+    void shouldMeasureEveryFigureBesideAPositiveBaselineAndWriteJsonMarkdownAndPlots() throws Exception {
+        Path out = work.resolve("results");
+        CliRun run = CliRun.of("bench", "--s3", "s3proxy", "--sizes", "12kb", "--samples", "400", "--warmup", "50", "--shard-samples", "200",
+                "--shard-mib", "4", "--writers", "hdf5", "--seal-seconds", "5", "--work-dir", work.resolve("work").toString(),
+                "--out", out.toString(), "--json");
 
         assertThat(run.exitCode()).as(run.err()).isZero();
         JsonNode report = new ObjectMapper().readTree(run.out());
-        assertThat(report.get("samples").asLong()).isEqualTo(2000);
-        assertThat(report.get("rawKafka").get("samplesPerSecond").asDouble()).isPositive();
-        assertThat(report.get("pipeline").get("samplesPerSecond").asDouble()).isPositive();
-        assertThat(report.get("pipelineOverRaw").asDouble()).isPositive();
-        List<String> progress = run.err().lines().filter(l -> l.matches("(raw kafka consume|pipeline publish|pipeline commit): .*"))
-                .toList();
-        assertThat(progress).anyMatch(l -> l.matches("raw kafka consume: 2000 samples done in [\\d.]+ s \\(\\d+ samples/s\\)"))
-                .anyMatch(l -> l.matches("pipeline publish: 2000 samples done in [\\d.]+ s \\(\\d+ samples/s\\)"))
-                .anyMatch(l -> l.matches("pipeline commit: 2000 samples done in [\\d.]+ s \\(\\d+ samples/s\\)"))
+        List<JsonNode> rows = new ArrayList<>();
+        report.get("figures").forEach(rows::add);
+        assertThat(rows).as(run.out()).noneMatch(row -> row.path("detail").asText().startsWith("failed"));
+        for (String figure : List.of("P1", "bytes", "P1a", "P1b", "P2", "P4", "P5")) {
+            assertThat(rows).as(figure + " in " + run.out()).anyMatch(row -> row.get("figure").asText().equals(figure)
+                    && row.get("value").asDouble() > 0 && row.get("baseline").asDouble() > 0 && row.get("ratio").asDouble() > 0);
+        }
+        boolean readerScript = Files.exists(Path.of(System.getProperty("user.dir")).getParent().resolve("python/shardflow/bench_read.py"));
+        assertThat(rows).filteredOn(row -> row.get("figure").asText().equals("P3")).isNotEmpty().allMatch(row -> readerScript
+                ? row.get("baseline").asDouble() > 0 : row.get("value").isNull() && row.get("detail").asText().contains("bench_read"));
+        assertThat(report.at("/machine/cores").asInt()).isPositive();
+        assertThat(report.at("/machine/memoryBytes").asLong()).isPositive();
+        assertThat(StreamSupport.stream(report.at("/sealLatency/0/millis").spliterator(), false)).isNotEmpty();
+        assertThat(report.at("/sinkMemory/0/outcome").asText()).isEqualTo("ok");
+        assertThat(report.at("/sinkMemory/0/peakRssMb").asDouble()).isPositive();
+        assertThat(out.resolve(BenchReport.MARKDOWN)).content().contains("| P1 | 12KB samples | s3proxy |");
+        assertThat(out.resolve(BenchReport.JSON)).exists();
+        assertThat(out.resolve(BenchPlots.THROUGHPUT)).isNotEmptyFile();
+        assertThat(out.resolve(BenchPlots.SEAL_LATENCY)).isNotEmptyFile();
+        assertThat(out.resolve(BenchPlots.SINK_MEMORY)).isNotEmptyFile();
+        assertThat(run.err().lines()).anyMatch(l -> l.matches("p1-12KB pipeline commit: 400 samples done in [\\d.]+ s \\(\\d+ samples/s\\)"))
                 .noneMatch(l -> l.contains("\r"));
     }
 }

@@ -210,6 +210,37 @@ class DatasetCommandsTest {
     }
 
     @Test
+    void shouldCreateAVersionWithFreeDimensionsMediaAndCompression() throws Exception {
+        Run run = run("create", "--name", "det", "--version", "v1", "--tensor", "frame:bytes:image/jpeg",
+                "--tensor", "boxes:float32:?<=64x4", "--tensor", "caption:string", "--tensor", "e:bfloat16:8",
+                "--compression", "gzip:6");
+
+        assertThat(run.exitCode()).as(run.err()).isZero();
+        String spec = new String(store.get("datasets/det/v1/spec.json").orElseThrow(), java.nio.charset.StandardCharsets.UTF_8);
+        assertThat(spec).contains("\"compression\" : \"gzip:6\"").contains("\"encoding\" : \"image/jpeg\"")
+                .contains("\"maxShape\" : [ 64, null ]").contains("\"dtype\" : \"bfloat16\"");
+    }
+
+    @Test
+    void shouldExitTwoNamingAnUnknownTypeABadFreeDimensionOrABadCompression() {
+        Map<String, String> cases = Map.of(
+                "image:float8:3", "unknown dtype 'float8'",
+                "boxes:float32:?<=0x4", "bad free dimension '?<=0'",
+                "boxes:float32:?<x4", "bad free dimension '?<'",
+                "text:string:3", "takes no shape",
+                "frame:bytes:image/gif", "image/jpeg");
+        cases.forEach((tensor, message) -> {
+            Run run = run("create", "--name", "bad", "--version", "v1", "--tensor", tensor);
+            assertThat(run.exitCode()).as("a usage error for %s", tensor).isEqualTo(2);
+            assertThat(run.err()).contains(message).contains(tensor);
+        });
+        Run compression = run("create", "--name", "bad", "--version", "v1", "--tensor", "x:int8", "--compression", "zstd");
+        assertThat(compression.exitCode()).isEqualTo(2);
+        assertThat(compression.err()).contains("unknown compression 'zstd'");
+        assertThat(store.get("datasets/bad/v1/spec.json")).as("nothing written").isEmpty();
+    }
+
+    @Test
     void shouldSayWhichDatasetDoesNotExist() {
         Run run = run("show", "nope", "v1");
 

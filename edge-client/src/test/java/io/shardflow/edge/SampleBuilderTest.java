@@ -34,6 +34,39 @@ class SampleBuilderTest {
     }
 
     @Test
+    void shouldPackTheNewTypesAndEncodeImages() throws Exception {
+        java.awt.image.BufferedImage image = new java.awt.image.BufferedImage(8, 6, java.awt.image.BufferedImage.TYPE_INT_RGB);
+        Sample sample = SampleBuilder.forDataset("d", "v1").id("s").device("dev").producedAt(Instant.EPOCH)
+                .uint16("u16", new int[] {65535, 1}, 2).uint32("u32", new long[] {4_294_967_295L}).uint64("u64", new long[] {-1L})
+                .float16("h", new float[] {1f, -2f}, 2).bfloat16("b", new float[] {1f}, 1)
+                .string("caption", "ü").bytes("blob", new byte[] {9, 8}).jpeg("frame", image, 0.9f).png("mask", image)
+                .float32("boxes", new float[8], 2, 4)
+                .build();
+
+        java.util.Map<String, io.shardflow.schemas.Tensor> byName = new java.util.HashMap<>();
+        sample.getTensors().forEach(t -> byName.put(t.getName(), t));
+        assertThat(bytes(byName.get("u16"))).containsExactly(-1, -1, 1, 0);
+        assertThat(bytes(byName.get("u32"))).containsExactly(-1, -1, -1, -1);
+        assertThat(bytes(byName.get("h"))).containsExactly(0, 0x3C, 0, 0xC0);
+        assertThat(bytes(byName.get("b"))).containsExactly(0x80, 0x3F);
+        assertThat(byName.get("caption").getDtype()).isEqualTo(DType.STRING);
+        assertThat(bytes(byName.get("caption"))).containsExactly(0xC3, 0xBC);
+        assertThat(byName.get("caption").getShape()).isEmpty();
+        assertThat(bytes(byName.get("frame"))).startsWith(0xFF, 0xD8);
+        assertThat(javax.imageio.ImageIO.read(new java.io.ByteArrayInputStream(bytes(byName.get("mask")))).getWidth()).isEqualTo(8);
+        assertThat(byName.get("boxes").getShape()).containsExactly(2, 4);
+        assertThatThrownBy(() -> SampleBuilder.forDataset("d", "v1").uint16("u", new int[] {70000}, 1))
+                .hasMessageContaining("outside uint16");
+    }
+
+    private static byte[] bytes(io.shardflow.schemas.Tensor tensor) {
+        ByteBuffer data = tensor.getData().duplicate();
+        byte[] out = new byte[data.remaining()];
+        data.get(out);
+        return out;
+    }
+
+    @Test
     void shouldRefuseValuesThatDoNotFillTheShape() {
         assertThatThrownBy(() -> SampleBuilder.forDataset("d", "v1").float32("image", new float[5], 2, 3))
                 .hasMessageContaining("'image' has 5 values but shape [2, 3] needs 6");

@@ -1,7 +1,5 @@
 package io.shardflow.ingest;
 
-import io.apicurio.registry.serde.avro.AvroKafkaDeserializer;
-import io.apicurio.registry.serde.avro.AvroSerdeConfig;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.shardflow.app.ConfigFiles;
@@ -9,6 +7,7 @@ import io.shardflow.app.FatalErrors;
 import io.shardflow.app.MetricsEndpoint;
 import io.shardflow.app.RegistryConfig;
 import io.shardflow.app.S3Config;
+import io.shardflow.app.SampleDeserializers;
 import io.shardflow.app.ServiceConfig;
 import io.shardflow.app.ServiceMain;
 import io.shardflow.app.StartupChecks;
@@ -25,10 +24,8 @@ import io.shardflow.ingest.validate.SampleValidator;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
-import org.apache.kafka.common.serialization.Deserializer;
 import org.apache.kafka.streams.CloseOptions;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.errors.StreamsUncaughtExceptionHandler.StreamThreadExceptionResponse;
@@ -80,7 +77,7 @@ public final class IngestApp implements ServiceMain.RunningService {
         IngestTopology.Settings topologySettings = new IngestTopology.Settings(config.topics(), config.sealLimits(),
                 config.dedupeWindow(), config.sealTick(), config.getLong(IngestConfig.SAMPLE_MAX_BYTES),
                 config.getLong(IngestConfig.DLQ_MAX_BYTES));
-        var topology = IngestTopology.build(topologySettings, () -> new SampleDecoder(deserializer(serdeSettings)), validator,
+        var topology = IngestTopology.build(topologySettings, () -> new SampleDecoder(SampleDeserializers.forRegistry(serdeSettings)), validator,
                 new IngestMetrics(meters));
 
         KafkaStreams streams = new KafkaStreams(topology, config.streamsProperties());
@@ -101,15 +98,6 @@ public final class IngestApp implements ServiceMain.RunningService {
         LOG.info("ingest-app started: {} -> {} (dlq {}), seal policy {}", config.topics().samples(),
                 config.topics().assignments(), config.topics().deadLetters(), config.sealLimits());
         return app;
-    }
-
-    /** @param serdeSettings the registry URL, auth and TLS settings (see {@link RegistryConfig}) */
-    static Deserializer<Object> deserializer(Map<String, Object> serdeSettings) {
-        AvroKafkaDeserializer<Object> deserializer = new AvroKafkaDeserializer<>();
-        Map<String, Object> settings = new HashMap<>(serdeSettings);
-        settings.put(AvroSerdeConfig.USE_SPECIFIC_AVRO_READER, true);
-        deserializer.configure(settings, false);
-        return deserializer;
     }
 
     /**

@@ -13,14 +13,15 @@ import java.util.concurrent.TimeUnit;
  * Opens a shard with h5py through the project's Python package ({@code python -m shardflow.inspect}),
  * so tests check what a trainer would read, not what our own Java reader thinks is there.
  */
-final class PythonShardReader {
+public final class PythonShardReader {
 
     private static final ObjectMapper JSON = new ObjectMapper();
 
     private PythonShardReader() {
     }
 
-    static Path python() {
+    /** The venv made by scripts/setup-python.sh, or SHARDFLOW_PYTHON. */
+    public static Path python() {
         String configured = System.getenv("SHARDFLOW_PYTHON");
         Path python = configured != null && !configured.isBlank() ? Path.of(configured)
                 : Path.of(System.getProperty("user.home"), ".cache", "shardflow", "venv", "bin", "python");

@@ -31,6 +31,7 @@ public final class PipelineSettings {
 
     public static Map<String, String> sink(StackEndpoints stack, Path spoolDir, String committerId) {
         Map<String, String> settings = common(stack, StackPrincipal.SINK, SinkConfig.BOOTSTRAP_SERVERS);
+        settings.put(SinkConfig.REGISTRY_URL, stack.registryUrl());
         settings.put(SinkConfig.SPOOL_DIR, spoolDir.toString());
         settings.put(SinkConfig.COMMITTER_ID, committerId);
         return settings;

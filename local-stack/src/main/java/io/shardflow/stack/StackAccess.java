@@ -71,6 +71,8 @@ final class StackAccess {
 
         StackPrincipal sink = StackPrincipal.SINK;
         allow(acls, sink, ResourceType.TOPIC, ASSIGNMENTS, PatternType.LITERAL, AclOperation.READ, AclOperation.DESCRIBE);
+        // The sink reads the samples a decision names straight from the samples topic (by offset, no group).
+        allow(acls, sink, ResourceType.TOPIC, SAMPLES, PatternType.LITERAL, AclOperation.READ, AclOperation.DESCRIBE);
         allow(acls, sink, ResourceType.GROUP, SINK_GROUP, PatternType.LITERAL, AclOperation.READ);
         return acls;
     }

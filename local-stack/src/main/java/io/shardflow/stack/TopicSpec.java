@@ -18,16 +18,23 @@ public record TopicSpec(String name, int partitions, Map<String, String> configs
     public static final int SAMPLES_MAX_MESSAGE_BYTES = (1 << 20) + (64 << 10);
     /**
      * Largest record batch of the dead-letter and assignments topics: a dead letter is the original
-     * record plus a few KiB of headers, an assignment the sample plus its shard coordinates. Matches
-     * ingest-app's default {@code dlq.max.bytes}.
+     * record plus a few KiB of headers (an assignment is a few dozen bytes). Matches ingest-app's
+     * default {@code dlq.max.bytes}.
      */
     public static final int DERIVED_MAX_MESSAGE_BYTES = (1 << 20) + (128 << 10);
 
-    /** The pipeline's topics: input samples, dead letters, and the ingest-to-sink hand-off. */
+    /**
+     * How long the samples topic keeps records: shard-sink reads a shard's samples from it when the
+     * shard seals, so it must outlive the sink's lag (docs/ARCHITECTURE.md § 5). Seven days, as in
+     * docker-compose.yml and k8s/.
+     */
+    public static final long SAMPLES_RETENTION_MS = 7L * 24 * 3600 * 1000;
+
+    /** The pipeline's topics: input samples, dead letters, and the ingest-to-sink hand-off (decisions only). */
     public static final List<TopicSpec> DEFAULTS = List.of(
             // LogAppendTime: the dedupe window runs on broker time, whatever the devices' clocks say.
             new TopicSpec("samples", 3, Map.of("max.message.bytes", String.valueOf(SAMPLES_MAX_MESSAGE_BYTES),
-                    "message.timestamp.type", "LogAppendTime")),
+                    "message.timestamp.type", "LogAppendTime", "retention.ms", String.valueOf(SAMPLES_RETENTION_MS))),
             new TopicSpec("samples-dlq", 1, Map.of("max.message.bytes", String.valueOf(DERIVED_MAX_MESSAGE_BYTES))),
             new TopicSpec("shard-assignments", 3, Map.of("max.message.bytes", String.valueOf(DERIVED_MAX_MESSAGE_BYTES))));
 

@@ -52,6 +52,7 @@ public final class DatasetReader implements Iterator<ReadSample>, AutoCloseable 
     private final long pinnedSnapshot;
     private final Deque<Segment> pending = new ArrayDeque<>();
     private final ShardReader shardReader = new ShardReader();
+    private final ShardPrefetcher prefetcher;
     private SegmentReader current;
     /** The newest snapshot whose shards are in the stream (pinned, or followed up to). */
     private long lastSnapshot;
@@ -60,11 +61,12 @@ public final class DatasetReader implements Iterator<ReadSample>, AutoCloseable 
     private ReadSample lookahead;
     private boolean done;
 
-    private DatasetReader(ReaderOptions options, CommitLog commitLog, ShardCache cache, Path ownedCacheDir, Clock clock,
-                          Sleeper sleeper) {
+    private DatasetReader(ReaderOptions options, ObjectStore store, CommitLog commitLog, ShardCache cache, Path ownedCacheDir,
+                          Clock clock, Sleeper sleeper) {
         this.options = options;
         this.commitLog = commitLog;
         this.cache = cache;
+        this.prefetcher = new ShardPrefetcher(cache, store, options.fetch());
         this.ownedCacheDir = ownedCacheDir;
         this.clock = clock;
         this.sleeper = sleeper;
@@ -105,7 +107,7 @@ public final class DatasetReader implements Iterator<ReadSample>, AutoCloseable 
                                       Sleeper sleeper, Path ownedCacheDir) {
         Objects.requireNonNull(store, "store");
         CommitLog commitLog = new CommitLog(store, options.dataset(), options.version(), clock, 0);
-        return new DatasetReader(options, commitLog, Objects.requireNonNull(cache, "cache"), ownedCacheDir,
+        return new DatasetReader(options, store, commitLog, Objects.requireNonNull(cache, "cache"), ownedCacheDir,
                 Objects.requireNonNull(clock, "clock"), Objects.requireNonNull(sleeper, "sleeper"));
     }
 
@@ -148,9 +150,10 @@ public final class DatasetReader implements Iterator<ReadSample>, AutoCloseable 
         return sample;
     }
 
-    /** Removes the temporary cache directory, if this reader made one. */
+    /** Stops downloads ahead and removes the temporary cache directory, if this reader made one. */
     @Override
     public void close() {
+        prefetcher.close();
         if (ownedCacheDir == null) {
             return;
         }
@@ -174,7 +177,7 @@ public final class DatasetReader implements Iterator<ReadSample>, AutoCloseable 
             }
             Segment segment = pending.poll();
             if (segment != null) {
-                current = SegmentReader.startingAfter(segment, 0, options, this::rowsOf);
+                current = SegmentReader.startingAfter(segment, 0, options, shard -> rowsOf(segment, shard));
                 continue;
             }
             if (!options.follow() || !awaitNewSnapshots()) {
@@ -197,7 +200,7 @@ public final class DatasetReader implements Iterator<ReadSample>, AutoCloseable 
             long count = segment.sampleCount();
             if (left < count) {
                 pending.poll();
-                current = SegmentReader.startingAfter(segment, left, options, this::rowsOf);
+                current = SegmentReader.startingAfter(segment, left, options, shard -> rowsOf(segment, shard));
                 yielded = samples;
                 return;
             }
@@ -248,7 +251,18 @@ public final class DatasetReader implements Iterator<ReadSample>, AutoCloseable 
         lastSnapshot = Math.max(lastSnapshot, latest);
     }
 
-    private List<SampleRow> rowsOf(ShardEntry shard) {
-        return shardReader.read(cache.fetch(shard)).rows();
+    /** The shard's rows; first schedules it and the next shards of its segment for download ahead. */
+    private List<SampleRow> rowsOf(Segment segment, ShardEntry shard) {
+        List<ShardEntry> mine = segment.mine();
+        int at = mine.indexOf(shard);
+        if (at >= 0) {
+            prefetcher.schedule(mine.subList(at, Math.min(mine.size(), at + 1 + options.fetch().prefetch())));
+        }
+        Path file = prefetcher.get(shard);
+        try {
+            return shardReader.read(file).rows();
+        } finally {
+            prefetcher.release(shard);
+        }
     }
 }

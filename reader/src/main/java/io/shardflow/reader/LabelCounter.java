@@ -4,11 +4,14 @@ import io.shardflow.dataset.log.ShardEntry;
 import io.shardflow.dataset.log.Snapshot;
 import io.shardflow.dataset.shard.ShardReader;
 import io.shardflow.dataset.spec.DType;
+import io.shardflow.dataset.spec.HalfFloats;
 import io.shardflow.dataset.spec.DatasetSpec;
 import io.shardflow.dataset.spec.TensorSpec;
 import io.shardflow.dataset.store.ObjectStore;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
+import java.util.HexFormat;
 import java.nio.file.Path;
 import java.util.Comparator;
 import java.util.Map;
@@ -46,6 +49,12 @@ public final class LabelCounter {
     }
 
     static String text(TensorSpec tensor, byte[] row) {
+        if (tensor.dtype() == DType.STRING) {
+            return new String(row, StandardCharsets.UTF_8);
+        }
+        if (tensor.dtype() == DType.BYTES) {
+            return HexFormat.of().formatHex(row);
+        }
         ByteBuffer b = ByteBuffer.wrap(row).order(ByteOrder.LITTLE_ENDIAN);
         int n = row.length / tensor.dtype().itemSize();
         StringBuilder out = new StringBuilder();
@@ -68,6 +77,12 @@ public final class LabelCounter {
             case INT64 -> Long.toString(b.getLong());
             case FLOAT32 -> Float.toString(b.getFloat());
             case FLOAT64 -> Double.toString(b.getDouble());
+            case UINT16 -> Integer.toString(Short.toUnsignedInt(b.getShort()));
+            case UINT32 -> Integer.toUnsignedString(b.getInt());
+            case UINT64 -> Long.toUnsignedString(b.getLong());
+            case FLOAT16 -> Float.toString(HalfFloats.float16(b.getShort()));
+            case BFLOAT16 -> Float.toString(HalfFloats.bfloat16(b.getShort()));
+            case STRING, BYTES -> throw new IllegalStateException("whole-value dtype " + dtype + " has no elements");
         };
     }
 

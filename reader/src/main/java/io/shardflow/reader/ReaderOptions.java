@@ -24,6 +24,7 @@ import java.util.Objects;
  * @param cacheMaxBytes   cache size limit (least recently used shards are evicted)
  * @param verifyCached    hash cached shards again on every use, not only after download
  * @param skipSamples     samples to skip (from {@link #resumeFrom}); 0 for a fresh start
+ * @param fetch           download-ahead and ranged GETs (speed and disk only, never the order)
  */
 public record ReaderOptions(
         String dataset,
@@ -42,7 +43,8 @@ public record ReaderOptions(
         Path cacheDir,
         long cacheMaxBytes,
         boolean verifyCached,
-        long skipSamples) {
+        long skipSamples,
+        FetchOptions fetch) {
 
     public static final long DEFAULT_CACHE_BYTES = 4L << 30;
 
@@ -76,22 +78,26 @@ public record ReaderOptions(
         if (skipSamples < 0) {
             throw new IllegalArgumentException("samples to skip must be >= 0, got " + skipSamples);
         }
+        Objects.requireNonNull(fetch, "fetch");
     }
 
-    /** Latest snapshot, seed 0, epoch 0, one worker, no shuffle buffer, no follow, a temporary 4 GiB cache. */
+    /**
+     * Latest snapshot, seed 0, epoch 0, one worker, no shuffle buffer, no follow, a temporary 4 GiB
+     * cache, {@link FetchOptions#defaults()}.
+     */
     public static ReaderOptions of(String dataset, String version) {
         return new ReaderOptions(dataset, version, null, 0, 0, 0, 1, 1, 0, 0, false, Duration.ofSeconds(5),
-                Duration.ofMinutes(5), null, DEFAULT_CACHE_BYTES, true, 0);
+                Duration.ofMinutes(5), null, DEFAULT_CACHE_BYTES, true, 0, FetchOptions.defaults());
     }
 
     public ReaderOptions withSnapshot(long id) {
         return new ReaderOptions(dataset, version, id, seed, epoch, rank, worldSize, workersPerRank, worker, shuffleBuffer,
-                follow, pollInterval, idleTimeout, cacheDir, cacheMaxBytes, verifyCached, skipSamples);
+                follow, pollInterval, idleTimeout, cacheDir, cacheMaxBytes, verifyCached, skipSamples, fetch);
     }
 
     public ReaderOptions withShuffle(long shuffleSeed, long shuffleEpoch) {
         return new ReaderOptions(dataset, version, snapshotId, shuffleSeed, shuffleEpoch, rank, worldSize, workersPerRank,
-                worker, shuffleBuffer, follow, pollInterval, idleTimeout, cacheDir, cacheMaxBytes, verifyCached, skipSamples);
+                worker, shuffleBuffer, follow, pollInterval, idleTimeout, cacheDir, cacheMaxBytes, verifyCached, skipSamples, fetch);
     }
 
     public ReaderOptions withEpoch(long shuffleEpoch) {
@@ -101,28 +107,35 @@ public record ReaderOptions(
     /** This reader is worker {@code worker} of {@code workersPerRank} in rank {@code rank} of {@code worldSize}. */
     public ReaderOptions withSplit(int rankOf, int worldSizeOf, int workerOf, int workersOf) {
         return new ReaderOptions(dataset, version, snapshotId, seed, epoch, rankOf, worldSizeOf, workersOf, workerOf,
-                shuffleBuffer, follow, pollInterval, idleTimeout, cacheDir, cacheMaxBytes, verifyCached, skipSamples);
+                shuffleBuffer, follow, pollInterval, idleTimeout, cacheDir, cacheMaxBytes, verifyCached, skipSamples, fetch);
     }
 
     public ReaderOptions withShuffleBuffer(int samples) {
         return new ReaderOptions(dataset, version, snapshotId, seed, epoch, rank, worldSize, workersPerRank, worker, samples,
-                follow, pollInterval, idleTimeout, cacheDir, cacheMaxBytes, verifyCached, skipSamples);
+                follow, pollInterval, idleTimeout, cacheDir, cacheMaxBytes, verifyCached, skipSamples, fetch);
     }
 
     /** Follow mode: after the pinned snapshot, poll every {@code poll} and stop after {@code idle} without news. */
     public ReaderOptions withFollow(Duration poll, Duration idle) {
         return new ReaderOptions(dataset, version, snapshotId, seed, epoch, rank, worldSize, workersPerRank, worker,
-                shuffleBuffer, true, poll, idle, cacheDir, cacheMaxBytes, verifyCached, skipSamples);
+                shuffleBuffer, true, poll, idle, cacheDir, cacheMaxBytes, verifyCached, skipSamples, fetch);
     }
 
     public ReaderOptions withCache(Path dir, long maxBytes) {
         return new ReaderOptions(dataset, version, snapshotId, seed, epoch, rank, worldSize, workersPerRank, worker,
-                shuffleBuffer, follow, pollInterval, idleTimeout, dir, maxBytes, verifyCached, skipSamples);
+                shuffleBuffer, follow, pollInterval, idleTimeout, dir, maxBytes, verifyCached, skipSamples, fetch);
     }
 
     public ReaderOptions withVerifyCached(boolean verify) {
         return new ReaderOptions(dataset, version, snapshotId, seed, epoch, rank, worldSize, workersPerRank, worker,
-                shuffleBuffer, follow, pollInterval, idleTimeout, cacheDir, cacheMaxBytes, verify, skipSamples);
+                shuffleBuffer, follow, pollInterval, idleTimeout, cacheDir, cacheMaxBytes, verify, skipSamples, fetch);
+    }
+
+    /** Download-ahead depth and ranged GETs. */
+    public ReaderOptions withFetch(FetchOptions fetchOptions) {
+        return new ReaderOptions(dataset, version, snapshotId, seed, epoch, rank, worldSize, workersPerRank, worker,
+                shuffleBuffer, follow, pollInterval, idleTimeout, cacheDir, cacheMaxBytes, verifyCached, skipSamples,
+                fetchOptions);
     }
 
     /**
@@ -132,7 +145,7 @@ public record ReaderOptions(
     public ReaderOptions resumeFrom(ReaderState state) {
         return new ReaderOptions(dataset, version, state.snapshotId(), state.seed(), state.epoch(), rank, worldSize,
                 workersPerRank, worker, shuffleBuffer, follow, pollInterval, idleTimeout, cacheDir, cacheMaxBytes,
-                verifyCached, state.samplesYielded());
+                verifyCached, state.samplesYielded(), fetch);
     }
 
     /** {@code rank * workersPerRank + worker}. */

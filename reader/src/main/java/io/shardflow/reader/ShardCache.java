@@ -7,15 +7,19 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.FileTime;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.regex.Pattern;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -43,6 +47,9 @@ public final class ShardCache {
     private final boolean verifyCached;
     /** sha256 -> file size, in access order (eldest first). */
     private final LinkedHashMap<String, Long> files = new LinkedHashMap<>(16, 0.75f, true);
+    /** sha256 -> pin count (see {@link #pin}). */
+    private final Map<String, Integer> pinned = new HashMap<>();
+    private final AtomicLong partials = new AtomicLong();
     private long totalBytes;
     private long hits;
     private long downloads;
@@ -63,25 +70,113 @@ public final class ShardCache {
         indexExisting();
     }
 
-    /** The local file holding this shard, downloaded and verified if it is not cached yet. */
-    public synchronized Path fetch(ShardEntry shard) {
+    /** The local file holding this shard, downloaded (in one GET) and verified if it is not cached yet. */
+    public Path fetch(ShardEntry shard) {
+        Optional<Path> hit = cached(shard);
+        if (hit.isPresent()) {
+            return hit.get();
+        }
+        Path partial = newPartialFile(shard);
+        try {
+            store.download(shard.objectKey(), partial);
+        } catch (RuntimeException e) {
+            deleteQuietly(partial);
+            throw e;
+        }
+        return admit(shard, partial);
+    }
+
+    /**
+     * The cached file of this shard, verified unless {@code verifyCached} is off; empty if not cached.
+     * The hash runs outside the lock, so readers ahead verify several cached shards at once.
+     */
+    public Optional<Path> cached(ShardEntry shard) {
         Path file = pathOf(shard);
-        Long size = files.get(shard.sha256());
-        if (size != null && Files.isRegularFile(file)) {
-            if (verifyCached) {
-                String actual = ShardDigest.sha256(file);
-                if (!actual.equals(shard.sha256())) {
-                    forget(shard.sha256(), file);
-                    throw new ChecksumMismatchException(shard, actual, true);
-                }
+        synchronized (this) {
+            Long size = files.get(shard.sha256());
+            if (size == null) {
+                return Optional.empty();
             }
+            if (!Files.isRegularFile(file)) {
+                forget(shard.sha256(), file); // deleted behind our back
+                return Optional.empty();
+            }
+        }
+        if (verifyCached) {
+            String actual;
+            try {
+                actual = ShardDigest.sha256(file);
+            } catch (UncheckedIOException e) {
+                if (e.getCause() instanceof NoSuchFileException) {
+                    return Optional.empty(); // evicted by another reader meanwhile: download it again
+                }
+                throw e;
+            }
+            if (!actual.equals(shard.sha256())) {
+                synchronized (this) {
+                    forget(shard.sha256(), file);
+                }
+                throw new ChecksumMismatchException(shard, actual, true);
+            }
+        }
+        synchronized (this) {
             hits++;
+        }
+        return Optional.of(file);
+    }
+
+    /**
+     * A new file name in the cache directory to download this shard into, then hand to
+     * {@link #admit}; unique, so downloads of several shards (or of one, twice) run at once.
+     */
+    public Path newPartialFile(ShardEntry shard) {
+        return dir.resolve(shard.sha256() + ".h5.download-" + partials.incrementAndGet());
+    }
+
+    /**
+     * Verifies a downloaded file against the commit log (SHA-256, then size) and moves it into the
+     * cache; a file that does not match is deleted and {@link ChecksumMismatchException} thrown. The
+     * hash runs outside the lock, so several downloads are verified at once.
+     */
+    public Path admit(ShardEntry shard, Path partial) {
+        Path file = pathOf(shard);
+        try {
+            String actual = ShardDigest.sha256(partial);
+            long size = Files.size(partial);
+            if (!actual.equals(shard.sha256())) {
+                Files.deleteIfExists(partial);
+                throw new ChecksumMismatchException(shard, actual, false);
+            }
+            if (size != shard.bytes()) {
+                // Same digest, other size: impossible unless the log entry itself is wrong.
+                Files.deleteIfExists(partial);
+                throw new IllegalStateException("shard " + shard.shardId() + " has " + size + " bytes but the commit log says "
+                        + shard.bytes());
+            }
+            synchronized (this) {
+                Files.move(partial, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+                downloads++;
+                Long before = files.put(shard.sha256(), size);
+                totalBytes += size - (before == null ? 0 : before);
+                evictBeyondLimit(shard.sha256());
+            }
             return file;
+        } catch (IOException e) {
+            deleteQuietly(partial);
+            throw new UncheckedIOException("cannot cache shard " + shard.shardId() + " in " + dir, e);
         }
-        if (size != null) {
-            forget(shard.sha256(), file); // deleted behind our back
-        }
-        return download(shard, file);
+    }
+
+    /**
+     * Keeps this shard's file from eviction until as many {@link #unpin} calls: a reader pins the
+     * shards it downloads ahead, so a small cache cannot evict one before it is read.
+     */
+    public synchronized void pin(ShardEntry shard) {
+        pinned.merge(shard.sha256(), 1, Integer::sum);
+    }
+
+    public synchronized void unpin(ShardEntry shard) {
+        pinned.computeIfPresent(shard.sha256(), (k, n) -> n == 1 ? null : n - 1);
     }
 
     /** Where this shard's file lives (or would) in the cache. */
@@ -109,40 +204,12 @@ public final class ShardCache {
         return dir;
     }
 
-    private Path download(ShardEntry shard, Path file) {
-        Path partial = dir.resolve(shard.sha256() + ".h5.download");
-        try {
-            store.download(shard.objectKey(), partial);
-            String actual = ShardDigest.sha256(partial);
-            long size = Files.size(partial);
-            if (!actual.equals(shard.sha256())) {
-                Files.deleteIfExists(partial);
-                throw new ChecksumMismatchException(shard, actual, false);
-            }
-            if (size != shard.bytes()) {
-                // Same digest, other size: impossible unless the log entry itself is wrong.
-                Files.deleteIfExists(partial);
-                throw new IllegalStateException("shard " + shard.shardId() + " has " + size + " bytes but the commit log says "
-                        + shard.bytes());
-            }
-            Files.move(partial, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
-            downloads++;
-            files.put(shard.sha256(), size);
-            totalBytes += size;
-            evictBeyondLimit(shard.sha256());
-            return file;
-        } catch (IOException e) {
-            deleteQuietly(partial);
-            throw new UncheckedIOException("cannot cache shard " + shard.shardId() + " in " + dir, e);
-        }
-    }
-
-    /** Evicts least recently used files until the cache fits, never the one just added. */
+    /** Evicts least recently used files until the cache fits, never the one just added nor a pinned one. */
     private void evictBeyondLimit(String keep) {
         Iterator<Map.Entry<String, Long>> eldest = files.entrySet().iterator();
         while (totalBytes > maxBytes && eldest.hasNext()) {
             Map.Entry<String, Long> e = eldest.next();
-            if (e.getKey().equals(keep)) {
+            if (e.getKey().equals(keep) || pinned.containsKey(e.getKey())) {
                 continue;
             }
             deleteQuietly(dir.resolve(e.getKey() + ".h5"));

@@ -34,6 +34,17 @@ class LabelCounterTest {
     }
 
     @Test
+    void shouldPrintLabelsOfTheNewTypes() {
+        assertThat(LabelCounter.text(TensorSpec.parse("y:uint64"), TensorBytes.int64(-1))).isEqualTo("18446744073709551615");
+        assertThat(LabelCounter.text(TensorSpec.parse("y:uint32"), TensorBytes.int32(-1))).isEqualTo("4294967295");
+        assertThat(LabelCounter.text(TensorSpec.parse("y:uint16"), TensorBytes.int16((short) -1))).isEqualTo("65535");
+        assertThat(LabelCounter.text(TensorSpec.parse("y:float16"), TensorBytes.int16((short) 0xC100))).isEqualTo("-2.5");
+        assertThat(LabelCounter.text(TensorSpec.parse("y:bfloat16"), TensorBytes.int16((short) 0x3FC0))).isEqualTo("1.5");
+        assertThat(LabelCounter.text(TensorSpec.parse("y:string"), "chat 猫".getBytes(java.nio.charset.StandardCharsets.UTF_8)))
+                .isEqualTo("chat 猫");
+    }
+
+    @Test
     void shouldPrintLabelValuesByDtypeAndShape() {
         assertThat(LabelCounter.text(TensorSpec.parse("y:int64"), TensorBytes.int64(-3))).isEqualTo("-3");
         assertThat(LabelCounter.text(TensorSpec.parse("y:bool"), TensorBytes.bytes(1))).isEqualTo("true");

@@ -14,6 +14,9 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Future;
 import java.util.function.BiConsumer;
 import java.util.function.Function;
 import org.apache.kafka.common.TopicPartition;
@@ -33,9 +36,12 @@ final class ShardFinisher {
     private final ShardCommitter committer;
     private final SinkHook hook;
     private final ShardQuarantine quarantine;
+    private final ExecutorService workers;
 
+    /** @param workers builds and uploads the shards of one commit in parallel; bounded, owned by the caller */
     ShardFinisher(ShardBuilder builder, ShardUploader uploader, ShardCommitter committer, SinkHook hook,
-                  ShardQuarantine quarantine) {
+                  ShardQuarantine quarantine, ExecutorService workers) {
+        this.workers = workers;
         this.builder = builder;
         this.uploader = uploader;
         this.committer = committer;
@@ -61,14 +67,17 @@ final class ShardFinisher {
         for (List<PendingShard> group : byVersion.values()) {
             List<ShardEntry> entries = new ArrayList<>(group.size());
             Set<ShardId> ids = new LinkedHashSet<>();
-            for (PendingShard p : List.copyOf(group)) {
-                if (!buildOrQuarantine(p, sourceOffsets)) {
+            List<PendingShard> shards = List.copyOf(group);
+            List<ShardEntry> prepared = prepareAll(shards, sourceOffsets);
+            for (int i = 0; i < shards.size(); i++) {
+                PendingShard p = shards.get(i);
+                if (prepared.get(i) == null) {
                     group.remove(p);
                     pending.remove(p);
                     done.accept(List.of(p), SET_ASIDE);
                     continue;
                 }
-                entries.add(upload(p));
+                entries.add(prepared.get(i));
                 ids.add(p.shard);
             }
             if (group.isEmpty()) {
@@ -80,6 +89,54 @@ final class ShardFinisher {
             hook.passed(SinkHook.Step.COMMIT_WRITTEN);
             pending.removeAll(group);
             done.accept(group, result);
+        }
+    }
+
+    /**
+     * Builds and uploads the shards in parallel, each at most once, and waits for all of them, so no
+     * work on a shard outlives this call. Entries in the order of {@code shards}; null for a shard now
+     * quarantined. The first failure is thrown once every shard has stopped; progress made on the
+     * others stays on their {@link PendingShard} for the next attempt.
+     */
+    private List<ShardEntry> prepareAll(List<PendingShard> shards, Function<Set<ShardId>, Map<TopicPartition, Long>> sourceOffsets) {
+        List<Future<ShardEntry>> running = new ArrayList<>(shards.size());
+        for (PendingShard p : shards) {
+            running.add(workers.submit(() -> buildOrQuarantine(p, sourceOffsets) ? upload(p) : null));
+        }
+        List<ShardEntry> entries = new ArrayList<>(shards.size());
+        RuntimeException failure = null;
+        for (Future<ShardEntry> shard : running) {
+            try {
+                entries.add(awaitUninterruptibly(shard));
+            } catch (ExecutionException e) {
+                if (e.getCause() instanceof Error error) {
+                    throw error;
+                }
+                RuntimeException cause = e.getCause() instanceof RuntimeException r ? r : new IllegalStateException(e.getCause());
+                failure = failure != null ? failure : cause;
+            }
+        }
+        if (failure != null) {
+            throw failure;
+        }
+        return entries;
+    }
+
+    /** Waits even when interrupted: the shard's work must end before its {@link PendingShard} is handed back. */
+    private static ShardEntry awaitUninterruptibly(Future<ShardEntry> shard) throws ExecutionException {
+        boolean interrupted = false;
+        try {
+            while (true) {
+                try {
+                    return shard.get();
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                }
+            }
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
         }
     }
 

@@ -5,7 +5,9 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.shardflow.app.ConfigFiles;
 import io.shardflow.app.FatalErrors;
 import io.shardflow.app.MetricsEndpoint;
+import io.shardflow.app.RegistryConfig;
 import io.shardflow.app.S3Config;
+import io.shardflow.app.SampleDeserializers;
 import io.shardflow.app.ServiceConfig;
 import io.shardflow.app.ServiceMain;
 import io.shardflow.app.StartupChecks;
@@ -17,6 +19,7 @@ import io.shardflow.sink.commit.ShardCommitter;
 import io.shardflow.sink.config.SinkConfig;
 import io.shardflow.sink.quarantine.ShardQuarantine;
 import io.shardflow.sink.flow.Backpressure;
+import io.shardflow.sink.source.KafkaSampleSource;
 import io.shardflow.sink.spool.SpoolDirectory;
 import io.shardflow.sink.write.ShardBuilder;
 import io.shardflow.sink.write.ShardUploader;
@@ -26,8 +29,12 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -47,8 +54,12 @@ public final class ShardSinkApp implements ServiceMain.RunningService {
     /** Counted down when the worker ends, or when a stop gives up waiting for it. */
     private final CountDownLatch finished = new CountDownLatch(1);
 
-    private ShardSinkApp(SinkWorker worker, MetricsEndpoint metricsEndpoint, Duration shutdownTimeout) {
+    /** The samples-topic readers: closed once the worker has stopped. */
+    private final AutoCloseable samples;
+
+    private ShardSinkApp(SinkWorker worker, AutoCloseable samples, MetricsEndpoint metricsEndpoint, Duration shutdownTimeout) {
         this.worker = worker;
+        this.samples = samples;
         this.metricsEndpoint = metricsEndpoint;
         this.shutdownTimeout = shutdownTimeout;
         this.thread = new Thread(this::runWorker, "shard-sink-worker");
@@ -73,6 +84,8 @@ public final class ShardSinkApp implements ServiceMain.RunningService {
         ObjectStore store = S3ObjectStore.connect(config.s3());
         checks.objectStore(store, config.s3().endpoint(), S3Config.ENDPOINT, S3Config.BUCKET);
         checks.kafka(config.bootstrapServers(), config.kafkaClientSettings(), SinkConfig.BOOTSTRAP_SERVERS);
+        checks.registry(config.getString(SinkConfig.REGISTRY_URL), RegistryConfig.sslContext(config),
+                RegistryConfig.basicAuthorization(config), SinkConfig.REGISTRY_URL);
 
         MetricsEndpoint endpoint = ServiceConfig.startEndpoint(config, config.getInt(SinkConfig.METRICS_PORT));
         MeterRegistry meters = endpoint != null ? endpoint.registry() : new SimpleMeterRegistry();
@@ -83,14 +96,25 @@ public final class ShardSinkApp implements ServiceMain.RunningService {
                 Duration.ofMillis(config.getLong(SinkConfig.RETRY_BACKOFF_MS)), Duration.ofSeconds(10), Sleeper.SYSTEM);
         Backpressure backpressure = config.backpressure();
         ShardCommitter committer = new ShardCommitter(store, Clock.systemUTC(), retrier, config.getString(SinkConfig.COMMITTER_ID));
-        ShardFinisher finisher = new ShardFinisher(new ShardBuilder(config.shardWriter(), workDir),
+        int buildThreads = config.getInt(SinkConfig.BUILD_THREADS);
+        List<KafkaConsumer<byte[], byte[]>> readers = new ArrayList<>();
+        for (int i = 0; i < buildThreads; i++) {
+            readers.add(new KafkaConsumer<>(config.sampleReaderProperties(i)));
+        }
+        Map<String, Object> serdeSettings = config.serdeSettings();
+        KafkaSampleSource samples = new KafkaSampleSource(config.getString(SinkConfig.TOPIC_SAMPLES), readers,
+                () -> SampleDeserializers.forRegistry(serdeSettings),
+                Duration.ofMillis(config.getLong(SinkConfig.SOURCE_READ_TIMEOUT_MS)), System::nanoTime);
+        ShardFinisher finisher = new ShardFinisher(new ShardBuilder(config.shardWriter(), workDir, samples),
                 new ShardUploader(hook.uploadStore(store), retrier, workDir), committer, hook,
-                new ShardQuarantine(store, retrier, Clock.systemUTC(), config.getString(SinkConfig.COMMITTER_ID), meters));
+                new ShardQuarantine(store, retrier, Clock.systemUTC(), config.getString(SinkConfig.COMMITTER_ID), meters),
+                Executors.newFixedThreadPool(buildThreads, daemon("shard-sink-build")));
         SinkWorker worker = new SinkWorker(new KafkaConsumer<>(config.consumerProperties()),
-                config.getString(SinkConfig.TOPIC_ASSIGNMENTS), config.pollTimeout(), spools, finisher,
+                config.getString(SinkConfig.TOPIC_ASSIGNMENTS), config.pollTimeout(), spools,
+                new BackgroundFinisher(finisher, Executors.newSingleThreadExecutor(daemon("shard-sink-commit"))),
                 new ReplayCheck(committer::isCommitted, backpressure::inOutage, System::nanoTime), backpressure,
                 new SinkMetrics(meters), hook);
-        ShardSinkApp app = new ShardSinkApp(worker, endpoint, ServiceConfig.shutdownTimeout(config));
+        ShardSinkApp app = new ShardSinkApp(worker, samples, endpoint, ServiceConfig.shutdownTimeout(config));
         if (endpoint != null) {
             endpoint.readiness(worker::isReady);
         }
@@ -98,6 +122,17 @@ public final class ShardSinkApp implements ServiceMain.RunningService {
         LOG.info("shard-sink started: {} -> {} ({}), spool {}", config.getString(SinkConfig.TOPIC_ASSIGNMENTS),
                 config.s3().endpoint(), config.s3().bucket(), config.spoolDir());
         return app;
+    }
+
+    /** Threads of the sink's executors: daemons (a stop abandons their work safely), and a JVM error ends the process. */
+    private static ThreadFactory daemon(String name) {
+        AtomicInteger count = new AtomicInteger();
+        return task -> {
+            Thread thread = new Thread(task, name + "-" + count.incrementAndGet());
+            thread.setDaemon(true);
+            thread.setUncaughtExceptionHandler(FatalErrors.halting("shard-sink"));
+            return thread;
+        };
     }
 
     private static Path prepare(Path dir) {
@@ -117,12 +152,28 @@ public final class ShardSinkApp implements ServiceMain.RunningService {
     private void runWorker() {
         try {
             worker.run();
+        } catch (Error e) {
+            // Halted here, with status 3: the thread's handler would run only after the finally below has let
+            // main exit 0, and an out-of-memory sink must never look like a clean stop.
+            FatalErrors.halting("shard-sink").haltIfFatal(Thread.currentThread(), e);
+            throw e;
         } catch (RuntimeException e) {
+            // An Error in a build thread arrives wrapped by its executor: the same halt.
+            FatalErrors.halting("shard-sink").haltIfFatal(Thread.currentThread(), e);
             // Offsets only ever moved past durable commits, so a restart resumes safely from them.
             LOG.error("shard-sink stopped on an error; restart it to resume from the last committed offsets", e);
             exitCode.set(1);
         } finally {
+            closeQuietly(samples);
             finished.countDown();
+        }
+    }
+
+    private static void closeQuietly(AutoCloseable resource) {
+        try {
+            resource.close();
+        } catch (Exception e) {
+            LOG.warn("cannot close {}: {}", resource, e.toString());
         }
     }
 

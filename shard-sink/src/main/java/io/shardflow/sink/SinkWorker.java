@@ -10,6 +10,7 @@ import io.shardflow.schemas.internal.ShardEventCodec;
 import io.shardflow.schemas.internal.ShardSealed;
 import io.shardflow.sink.commit.OffsetTracker;
 import io.shardflow.sink.flow.Backpressure;
+import io.shardflow.sink.source.SourceUnavailableException;
 import io.shardflow.sink.spool.ShardSpool;
 import io.shardflow.sink.spool.SpoolDirectory;
 import java.time.Duration;
@@ -25,10 +26,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The shard-sink poll loop. For each batch of records: spool assignments of open shards; for each
- * seal marker build the HDF5 file and upload it create-only; append one commit per dataset version
- * for the batch; only then commit the consumer offsets the {@link OffsetTracker} allows
- * (docs/ARCHITECTURE.md § 4 Commit protocol).
+ * The shard-sink poll loop. For each batch of records: spool the decisions of open shards (which
+ * samples-topic records form which row); sealed shards go to a {@link BackgroundFinisher}, which reads
+ * their samples, builds the HDF5 files and uploads them create-only in parallel, then appends one
+ * commit per dataset version, off this thread; only once a commit is durable do the consumer offsets
+ * the {@link OffsetTracker} allows move (docs/ARCHITECTURE.md § 4 Commit protocol).
  *
  * <p>Outages do not stop it. When the object store stays unreachable past the retrier's bounded
  * attempts, the sealed shards stay pending (their spools are on disk), every assigned partition is
@@ -45,7 +47,7 @@ public final class SinkWorker implements Runnable, ConsumerRebalanceListener {
     private final String topic;
     private final Duration pollTimeout;
     private final SpoolDirectory spools;
-    private final ShardFinisher finisher;
+    private final BackgroundFinisher finisher;
     private final ReplayCheck replays;
     private final Backpressure backpressure;
     private final PartitionPauser pauser;
@@ -60,7 +62,7 @@ public final class SinkWorker implements Runnable, ConsumerRebalanceListener {
     private volatile boolean ready;
 
     SinkWorker(Consumer<byte[], byte[]> consumer, String topic, Duration pollTimeout, SpoolDirectory spools,
-               ShardFinisher finisher, ReplayCheck replays, Backpressure backpressure, SinkMetrics metrics, SinkHook hook) {
+               BackgroundFinisher finisher, ReplayCheck replays, Backpressure backpressure, SinkMetrics metrics, SinkHook hook) {
         this.consumer = consumer;
         this.topic = topic;
         this.pollTimeout = pollTimeout;
@@ -88,6 +90,8 @@ public final class SinkWorker implements Runnable, ConsumerRebalanceListener {
             }
         } finally {
             ready = false;
+            finisher.awaitIdle();
+            collectFinished();
             commitDurableOffsetsBeforeClose();
             shards.dropAll();
             consumer.close();
@@ -99,10 +103,12 @@ public final class SinkWorker implements Runnable, ConsumerRebalanceListener {
         for (ConsumerRecord<byte[], byte[]> record : consumer.poll(pollTimeout)) {
             handle(record);
         }
-        if (shards.pending().isEmpty()) {
+        collectFinished();
+        if (shards.pending().isEmpty() && !finisher.busy()) {
             outage.ended(); // its pending work went with revoked partitions
-        } else if (backpressure.retryDue()) {
-            finishPending();
+        } else if (!finisher.busy() && backpressure.retryDue()) {
+            finisher.start(shards.pending(), offsets::positionsAfter);
+            collectFinished(); // a round run inline has ended already
         }
         offsetCommitter.commit();
         pauser.apply(shards.partitionsWithOpenShards(), spools.bytes());
@@ -136,20 +142,24 @@ public final class SinkWorker implements Runnable, ConsumerRebalanceListener {
         offsets.consumed(partition, record.offset());
     }
 
-    /** Builds, uploads and commits the pending shards; on an object-store failure keeps them and backs off. */
-    private void finishPending() {
-        long started = System.nanoTime();
-        try {
-            finisher.finish(shards.pending(), offsets::positionsAfter, this::finished);
-            outage.ended();
-            metrics.sealToCommit.record(Duration.ofNanos(System.nanoTime() - started));
-        } catch (ObjectStoreException | CommitContentionException e) {
-            outage.failed(e, shards.pendingCount(), consumer.assignment().size());
-        }
+    /** Applies what background rounds achieved: committed groups release their offsets; a failed round backs off. */
+    private void collectFinished() {
+        finisher.collect(this::finished, (failure, took) -> {
+            if (failure == null) {
+                outage.ended();
+                metrics.sealToCommit.record(took);
+            } else if (failure instanceof ObjectStoreException || failure instanceof CommitContentionException
+                    || failure instanceof SourceUnavailableException) {
+                outage.failed(failure, shards.pendingCount(), consumer.assignment().size());
+            } else {
+                throw failure;
+            }
+        });
     }
 
     /** A group of shards is in the log: release their spools and let their partitions' offsets move. */
     private void finished(List<PendingShard> group, CommitResult result) {
+        shards.pending().removeAll(group);
         for (PendingShard p : group) {
             p.release();
             offsets.finished(p.partition, p.shard);
@@ -186,6 +196,8 @@ public final class SinkWorker implements Runnable, ConsumerRebalanceListener {
     @Override
     public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
         LOG.info("partitions revoked: {}", partitions);
+        finisher.awaitIdle(); // a round in flight may still commit these partitions' shards
+        collectFinished();
         offsetCommitter.commit();
         forget(partitions);
     }
@@ -193,6 +205,8 @@ public final class SinkWorker implements Runnable, ConsumerRebalanceListener {
     @Override
     public void onPartitionsLost(Collection<TopicPartition> partitions) {
         LOG.warn("partitions lost: {}", partitions);
+        finisher.awaitIdle();
+        collectFinished();
         forget(partitions);
     }
 

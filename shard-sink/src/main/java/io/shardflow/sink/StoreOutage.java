@@ -2,13 +2,15 @@ package io.shardflow.sink;
 
 import io.shardflow.sink.flow.Backpressure;
 import java.time.Duration;
+import io.shardflow.sink.source.SourceUnavailableException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * What an object-store outage does to the sink beyond {@link Backpressure}'s decisions: the outage
- * counter and the log lines an operator reads (one when it starts, one per failed retry, one when
- * it ends).
+ * What an outage does to the sink beyond {@link Backpressure}'s decisions: the outage counter and
+ * the log lines an operator reads (one when it starts, one per failed retry, one when it ends). The
+ * object store is the usual cause; the broker or registry failing while a shard's samples are read
+ * from the samples topic is handled the same way, and the log line names which.
  */
 final class StoreOutage {
 
@@ -28,12 +30,16 @@ final class StoreOutage {
         Duration wait = backpressure.failed();
         if (starting) {
             metrics.outages.increment();
-            LOG.warn("object store unavailable, backpressure on: {} sealed shards pending, {} partitions paused, "
-                    + "retrying in {} ms: {}", pendingShards, assignedPartitions, wait.toMillis(), cause.getMessage());
+            LOG.warn("{} unavailable, backpressure on: {} sealed shards pending, {} partitions paused, "
+                    + "retrying in {} ms: {}", what(cause), pendingShards, assignedPartitions, wait.toMillis(), cause.getMessage());
         } else {
-            LOG.warn("object store still unavailable (attempt {}): {} sealed shards pending, retrying in {} ms: {}",
-                    backpressure.failures(), pendingShards, wait.toMillis(), cause.getMessage());
+            LOG.warn("{} still unavailable (attempt {}): {} sealed shards pending, retrying in {} ms: {}",
+                    what(cause), backpressure.failures(), pendingShards, wait.toMillis(), cause.getMessage());
         }
+    }
+
+    private static String what(RuntimeException cause) {
+        return cause instanceof SourceUnavailableException ? "samples topic or schema registry" : "object store";
     }
 
     /** The pending shards are committed (or went with their partitions): end the outage, if any. */

@@ -14,6 +14,7 @@ import io.shardflow.schemas.internal.SealReason;
 import io.shardflow.schemas.internal.ShardEvent;
 import io.shardflow.schemas.internal.ShardEventCodec;
 import io.shardflow.schemas.internal.ShardSealed;
+import io.shardflow.sink.source.SampleSource;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
@@ -21,7 +22,7 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * shard-assignments records for a small dataset (float32 2x2 image + int64 label, 24 payload bytes
+ * shard-assignments records (and the samples records they name) for a small dataset (float32 2x2 image + int64 label, 24 payload bytes
  * per sample), built with the Avro classes ingest-app uses. Samples are derived from a seed, so the
  * expected rows can be rebuilt independently of the code under test.
  */
@@ -29,6 +30,8 @@ public final class ShardEvents {
 
     public static final String DATASET = "cams";
     public static final String VERSION = "v1";
+    /** A second version of the dataset: its samples have seeds from 1000 to 1999 (see {@link #sample(int)}). */
+    public static final String OTHER_VERSION = "v2";
     public static final int PAYLOAD_BYTES = 2 * 2 * 4 + 8;
     private static final long BASE_MILLIS = 1_700_000_000_000L;
 
@@ -43,9 +46,10 @@ public final class ShardEvents {
         return new ShardId(DATASET, VERSION, lane, sequence);
     }
 
+    /** The sample of a seed; seeds 1000 to 1999 belong to {@link #OTHER_VERSION}, all others to {@link #VERSION}. */
     public static Sample sample(int seed) {
         return Sample.newBuilder()
-                .setDataset(DATASET).setVersion(VERSION)
+                .setDataset(DATASET).setVersion(seed >= 1000 && seed < 2000 ? OTHER_VERSION : VERSION)
                 .setSampleId("sample-" + seed).setDeviceId("device-" + (seed % 3))
                 .setProducedAt(Instant.ofEpochMilli(BASE_MILLIS + seed * 1000L))
                 .setTensors(List.of(
@@ -62,13 +66,15 @@ public final class ShardEvents {
                 Map.of("site", "lab-" + seed, "seed", Integer.toString(seed)));
     }
 
+    /** The decision putting the samples record of {@link #samplesTopic()} at offset {@code seed} at row {@code index}. */
     public static byte[] assigned(ShardId shard, int index, int seed) {
-        return assigned(shard, index, sample(seed));
+        return ShardEventCodec.encode(new ShardEvent(shard.dataset(), shard.version(), shard.lane(), shard.sequence(),
+                new SampleAssigned(index, (long) seed)));
     }
 
-    public static byte[] assigned(ShardId shard, int index, Sample sample) {
-        return ShardEventCodec.encode(new ShardEvent(shard.dataset(), shard.version(), shard.lane(), shard.sequence(),
-                new SampleAssigned(index, sample)));
+    /** A samples topic whose record at offset {@code n} is {@link #sample(int) sample(n)} in every partition. */
+    public static SampleSource samplesTopic() {
+        return new FixtureSamplesTopic();
     }
 
     /** The seal marker ingest-app writes after {@code count} samples of this fixture. */

@@ -11,6 +11,7 @@ import io.shardflow.schemas.internal.ShardEventCodec;
 import io.shardflow.sink.commit.ShardCommitter;
 import io.shardflow.sink.quarantine.ShardQuarantine;
 import io.shardflow.sink.flow.Backpressure;
+import io.shardflow.sink.source.SampleSource;
 import io.shardflow.sink.spool.SpoolDirectory;
 import io.shardflow.dataset.retry.Retrier;
 import io.shardflow.sink.write.ShardBuilder;
@@ -28,6 +29,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.SplittableRandom;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.function.LongSupplier;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.MockConsumer;
@@ -50,6 +54,13 @@ final class SinkHarness<C extends MockConsumer<byte[], byte[]>> {
     static final Duration FIRST_BACKOFF = Duration.ofSeconds(1);
     static final Duration MAX_BACKOFF = Duration.ofSeconds(8);
 
+    /** Builds and uploads shards in parallel as the sink does. */
+    private static final ExecutorService BUILDERS = Executors.newFixedThreadPool(2, task -> {
+        Thread thread = new Thread(task, "sink-test-build");
+        thread.setDaemon(true);
+        return thread;
+    });
+
     final C consumer;
     final SimpleMeterRegistry meters = new SimpleMeterRegistry();
     final SpoolDirectory spools;
@@ -71,7 +82,7 @@ final class SinkHarness<C extends MockConsumer<byte[], byte[]>> {
             throw new UncheckedIOException(e);
         }
         Retrier retrier = new Retrier(2, Duration.ofMillis(1), Duration.ofMillis(5), d -> { });
-        ShardBuilder builder = new ShardBuilder(new ShardWriter(), work);
+        ShardBuilder builder = new ShardBuilder(new ShardWriter(), work, options.samples);
         ShardUploader uploader = new ShardUploader(options.target, retrier, work);
         ShardCommitter committer = new ShardCommitter(options.target, CLOCK, retrier, "sink-test");
         // Without a test clock: the worker's production defaults (1 s to 30 s backpressure, no spool limit, no hook).
@@ -80,8 +91,8 @@ final class SinkHarness<C extends MockConsumer<byte[], byte[]>> {
                 : new Backpressure(FIRST_BACKOFF, MAX_BACKOFF, options.spoolLimit, options.nanoTime, new SplittableRandom(3));
         LongSupplier nanoTime = options.nanoTime == null ? System::nanoTime : options.nanoTime;
         worker = new SinkWorker(consumer, TOPIC, Duration.ofMillis(10), spools,
-                new ShardFinisher(builder, uploader, committer, options.hook,
-                        new ShardQuarantine(options.target, retrier, CLOCK, "sink-test", meters)),
+                new BackgroundFinisher(new ShardFinisher(builder, uploader, committer, options.hook,
+                        new ShardQuarantine(options.target, retrier, CLOCK, "sink-test", meters), BUILDERS), options.rounds),
                 new ReplayCheck(committer::isCommitted, backpressure::inOutage, nanoTime), backpressure,
                 new SinkMetrics(meters), options.hook);
     }
@@ -165,6 +176,8 @@ final class SinkHarness<C extends MockConsumer<byte[], byte[]>> {
         private LongSupplier nanoTime;
         private long spoolLimit = Long.MAX_VALUE;
         private SinkHook hook = SinkHook.NONE;
+        private SampleSource samples = ShardEvents.samplesTopic();
+        private Executor rounds = Runnable::run;
 
         private Builder(C consumer, Path dir, ObjectStore target) {
             this.consumer = consumer;
@@ -173,6 +186,18 @@ final class SinkHarness<C extends MockConsumer<byte[], byte[]>> {
         }
 
         /** Instances on one machine have their own spool and work directories: {@code dir/name}. */
+        /** The samples topic the sink reads rows from; by default every offset holds its seed's sample. */
+        Builder<C> samples(SampleSource topic) {
+            this.samples = topic;
+            return this;
+        }
+
+        /** Where finishing rounds run; by default inline, so each round ends within {@code pollOnce}. */
+        Builder<C> roundsOn(Executor executor) {
+            this.rounds = executor;
+            return this;
+        }
+
         Builder<C> named(String name) {
             dir = dir.resolve(name);
             return this;

@@ -210,9 +210,9 @@ class SinkWorkerTest {
 
     @Test
     void shouldCommitOneSnapshotPerDatasetVersion() {
-        new DatasetCatalog(store).create(Specs.spec(DATASET, "v2", TensorSpec.parse("image:float32:2x2"),
+        new DatasetCatalog(store).create(Specs.spec(DATASET, ShardEvents.OTHER_VERSION, TensorSpec.parse("image:float32:2x2"),
                 TensorSpec.parse("label:int64")));
-        ShardId other = new ShardId(DATASET, "v2", 0, 0);
+        ShardId other = new ShardId(DATASET, ShardEvents.OTHER_VERSION, 0, 0);
         ShardId a2 = ShardEvents.shard(0, 1);
         var sink = newSink(store, Map.of());
         List<byte[]> records = new ArrayList<>(threeAndSeal(a));
@@ -224,7 +224,7 @@ class SinkWorkerTest {
 
         assertThat(latest().snapshotId()).as("a and a2 together in one commit").isEqualTo(1);
         assertThat(latest().shards()).extracting(ShardEntry::shardId).containsExactly(a.toString(), a2.toString());
-        Snapshot v2 = new CommitLog(store, DATASET, "v2", CLOCK).latest();
+        Snapshot v2 = new CommitLog(store, DATASET, ShardEvents.OTHER_VERSION, CLOCK).latest();
         assertThat(v2.snapshotId()).isEqualTo(1);
         assertThat(v2.shards()).extracting(ShardEntry::shardId).containsExactly(other.toString());
         assertThat(sink.committed(P0)).isEqualTo(12);

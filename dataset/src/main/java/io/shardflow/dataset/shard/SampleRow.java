@@ -1,6 +1,7 @@
 package io.shardflow.dataset.shard;
 
 import java.util.Arrays;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 
@@ -10,19 +11,29 @@ import java.util.Objects;
  * @param tensors    raw little-endian, C-order bytes per tensor name (arrays are not copied: do not
  *                   mutate them after handing them over)
  * @param attributes free-form metadata, stored per row as a JSON object
+ * @param shapes     this row's own shape of each tensor with a free dimension (fixed tensors, and
+ *                   string or bytes tensors, have none here)
  */
 public record SampleRow(
         String sampleId,
         String deviceId,
         long producedAtMillis,
         Map<String, byte[]> tensors,
-        Map<String, String> attributes) {
+        Map<String, String> attributes,
+        Map<String, List<Integer>> shapes) {
 
     public SampleRow {
         Objects.requireNonNull(sampleId, "sampleId");
         Objects.requireNonNull(deviceId, "deviceId");
         tensors = Map.copyOf(Objects.requireNonNull(tensors, "tensors"));
         attributes = attributes == null ? Map.of() : Map.copyOf(attributes);
+        shapes = shapes == null ? Map.of() : Map.copyOf(shapes);
+    }
+
+    /** A row whose tensors all have the spec's fixed shape. */
+    public SampleRow(String sampleId, String deviceId, long producedAtMillis, Map<String, byte[]> tensors,
+            Map<String, String> attributes) {
+        this(sampleId, deviceId, producedAtMillis, tensors, attributes, Map.of());
     }
 
     /** Compares tensor contents, not array identity, so rows read back from a shard equal the rows written. */
@@ -38,6 +49,7 @@ public record SampleRow(
                 || !sampleId.equals(other.sampleId)
                 || !deviceId.equals(other.deviceId)
                 || !attributes.equals(other.attributes)
+                || !shapes.equals(other.shapes)
                 || !tensors.keySet().equals(other.tensors.keySet())) {
             return false;
         }
@@ -65,6 +77,6 @@ public record SampleRow(
                 .append(", producedAtMillis=").append(producedAtMillis)
                 .append(", tensors={");
         tensors.forEach((name, bytes) -> sb.append(name).append(": ").append(bytes.length).append(" bytes, "));
-        return sb.append("}, attributes=").append(attributes).append(']').toString();
+        return sb.append("}, attributes=").append(attributes).append(", shapes=").append(shapes).append(']').toString();
     }
 }

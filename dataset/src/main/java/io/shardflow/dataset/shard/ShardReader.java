@@ -6,11 +6,14 @@ import io.jhdf.api.Attribute;
 import io.jhdf.api.Dataset;
 import io.jhdf.api.Group;
 import io.jhdf.api.Node;
+import io.jhdf.dataset.DatasetBase;
 import io.shardflow.dataset.internal.Json;
 import io.shardflow.dataset.spec.DType;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -36,25 +39,27 @@ public final class ShardReader {
             long[] producedAt = (long[]) dataset(file, ShardFormat.DS_PRODUCED_AT, path).getDataFlat();
             requireLength(producedAt.length, n, ShardFormat.DS_PRODUCED_AT, path);
 
-            Map<String, byte[][]> tensorRows = new HashMap<>();
+            Map<String, TensorRows> tensorRows = new HashMap<>();
             Node tensors = file.getChild(ShardFormat.GROUP_TENSORS);
             if (!(tensors instanceof Group group)) {
                 throw new IllegalStateException("shard " + path + " has no '" + ShardFormat.GROUP_TENSORS + "' group");
             }
             for (Node node : group.getChildren().values()) {
-                if (node instanceof Dataset dataset) {
-                    tensorRows.put(node.getName(), readTensor(dataset, n, path));
-                }
+                tensorRows.put(node.getName(), readTensorRows(node, n, path));
             }
 
             List<SampleRow> rows = new ArrayList<>(n);
             for (int i = 0; i < n; i++) {
                 Map<String, byte[]> rowTensors = new HashMap<>();
-                for (Map.Entry<String, byte[][]> e : tensorRows.entrySet()) {
-                    rowTensors.put(e.getKey(), e.getValue()[i]);
+                Map<String, List<Integer>> rowShapes = new HashMap<>();
+                for (Map.Entry<String, TensorRows> e : tensorRows.entrySet()) {
+                    rowTensors.put(e.getKey(), e.getValue().bytes()[i]);
+                    if (e.getValue().shapes() != null) {
+                        rowShapes.put(e.getKey(), e.getValue().shapes()[i]);
+                    }
                 }
                 rows.add(new SampleRow(sampleIds[i], deviceIds[i], producedAt[i], rowTensors,
-                        parseAttributes(attributes[i], path)));
+                        parseAttributes(attributes[i], path), rowShapes));
             }
             return new ShardContents(
                     text(file, ShardFormat.ATTR_DATASET, path),
@@ -74,30 +79,96 @@ public final class ShardReader {
             int n = Math.toIntExact(number(file, ShardFormat.ATTR_SAMPLE_COUNT, path));
             Node tensors = file.getChild(ShardFormat.GROUP_TENSORS);
             Node node = tensors instanceof Group group ? group.getChild(tensorName) : null;
-            if (!(node instanceof Dataset dataset)) {
+            if (node == null) {
                 throw new IllegalStateException("shard " + path + " has no tensor '" + tensorName + "'");
             }
-            return readTensor(dataset, n, path);
+            return readTensorRows(node, n, path).bytes();
         }
     }
 
-    private static byte[][] readTensor(Dataset dataset, int n, Path path) {
-        Attribute dtypeAttr = dataset.getAttribute(ShardFormat.ATTR_DTYPE);
+    /** One tensor's rows: little-endian bytes per row, and per row its own shape for free-shape tensors. */
+    private record TensorRows(byte[][] bytes, List<Integer>[] shapes) {
+    }
+
+    private static TensorRows readTensorRows(Node node, int n, Path path) {
+        DType dtype = dtype(node, path);
+        if (node instanceof Dataset dataset) {
+            int[] dims = dataset.getDimensions();
+            if (dims.length == 0 || dims[0] != n) {
+                throw new IllegalStateException("shard " + path + " tensor '" + dataset.getName() + "' has "
+                        + (dims.length == 0 ? "no rows" : dims[0] + " rows") + ", expected " + n);
+            }
+            long rowBytes = dataset.getSizeInBytes() / Math.max(1, n);
+            long[] offsets = new long[n + 1];
+            for (int i = 0; i <= n; i++) {
+                offsets[i] = i * rowBytes / dtype.itemSize();
+            }
+            return new TensorRows(split(raw(dataset), offsets, dtype.itemSize()), null);
+        }
+        Group group = (Group) node;
+        long[] offsets = (long[]) dataset(group, ShardFormat.DS_OFFSETS, path).getDataFlat();
+        if (offsets.length != n + 1) {
+            throw new IllegalStateException("shard " + path + " tensor '" + node.getName() + "' has " + offsets.length
+                    + " offsets, expected " + (n + 1));
+        }
+        byte[][] bytes = split(raw(dataset(group, ShardFormat.DS_VALUES, path)), offsets, dtype.itemSize());
+        Node shapesNode = group.getChild(ShardFormat.DS_SHAPES);
+        if (!(shapesNode instanceof Dataset shapesDataset)) {
+            return new TensorRows(bytes, null);
+        }
+        long[][] shapes = (long[][]) shapesDataset.getData();
+        @SuppressWarnings("unchecked")
+        List<Integer>[] rowShapes = new List[n];
+        for (int i = 0; i < n; i++) {
+            rowShapes[i] = Arrays.stream(shapes[i]).mapToObj(d -> Math.toIntExact(d)).toList();
+        }
+        return new TensorRows(bytes, rowShapes);
+    }
+
+    private static DType dtype(Node node, Path path) {
+        Attribute dtypeAttr = node.getAttribute(ShardFormat.ATTR_DTYPE);
         if (dtypeAttr == null) {
-            throw new IllegalStateException("shard " + path + " tensor '" + dataset.getName() + "' has no "
+            throw new IllegalStateException("shard " + path + " tensor '" + node.getName() + "' has no "
                     + ShardFormat.ATTR_DTYPE + " attribute");
         }
-        DType dtype = DType.parse(String.valueOf(dtypeAttr.getData()));
-        int[] dims = dataset.getDimensions();
-        if (dims.length == 0 || dims[0] != n) {
-            throw new IllegalStateException("shard " + path + " tensor '" + dataset.getName() + "' has "
-                    + (dims.length == 0 ? "no rows" : dims[0] + " rows") + ", expected " + n);
+        return DType.parse(String.valueOf(dtypeAttr.getData()));
+    }
+
+    /**
+     * The dataset's stored bytes after the filters, as written: every tensor is little-endian, so
+     * they are the rows' bytes with no per-type conversion (and no 16-bit float type needed in Java).
+     */
+    private static byte[] raw(Dataset dataset) {
+        if (dataset.getSize() == 0) {
+            return new byte[0];
         }
-        int perRow = 1;
-        for (int d = 1; d < dims.length; d++) {
-            perRow = Math.multiplyExact(perRow, dims[d]);
+        ByteBuffer buffer = ((DatasetBase) dataset).getDataBuffer();
+        byte[] bytes = new byte[Math.toIntExact(dataset.getSizeInBytes())];
+        buffer.duplicate().get(bytes);
+        return bytes;
+    }
+
+    /** Row {@code i} = elements {@code offsets[i]} to {@code offsets[i+1]}. */
+    private static byte[][] split(byte[] values, long[] offsets, int itemSize) {
+        byte[][] rows = new byte[offsets.length - 1][];
+        for (int i = 0; i < rows.length; i++) {
+            int from = Math.toIntExact(offsets[i] * itemSize);
+            int to = Math.toIntExact(offsets[i + 1] * itemSize);
+            if (from > to || to > values.length) {
+                throw new IllegalStateException("row " + i + " spans elements " + offsets[i] + " to " + offsets[i + 1]
+                        + " of " + values.length / itemSize);
+            }
+            rows[i] = Arrays.copyOfRange(values, from, to);
         }
-        return TensorArrays.toRowBytes(dataset.getName(), dataset.getDataFlat(), dtype, n, perRow);
+        return rows;
+    }
+
+    private static Dataset dataset(Group group, String name, Path path) {
+        Node node = group.getChild(name);
+        if (!(node instanceof Dataset dataset)) {
+            throw new IllegalStateException("shard " + path + " tensor '" + group.getName() + "' has no dataset '" + name + "'");
+        }
+        return dataset;
     }
 
     private static Dataset dataset(HdfFile file, String name, Path path) {

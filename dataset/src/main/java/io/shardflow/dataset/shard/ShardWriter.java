@@ -2,7 +2,6 @@ package io.shardflow.dataset.shard;
 
 import io.jhdf.HdfFile;
 import io.jhdf.WritableHdfFile;
-import io.jhdf.api.DatasetCreationOptions;
 import io.jhdf.api.WritableDataset;
 import io.jhdf.api.WritableGroup;
 import io.shardflow.dataset.internal.Json;
@@ -36,6 +35,12 @@ public final class ShardWriter implements ShardFileWriter {
 
     @Override
     public void write(Path target, DatasetSpec spec, ShardId id, List<SampleRow> rows) {
+        if (!writableByJhdf(spec, rows)) {
+            // jHDF has no 16-bit float type and writes no empty dataset; the C library writes the same layout (FORMAT.md).
+            log.debug("Shard {} has a float16 tensor or an all-empty variable tensor, written through the HDF5 C library", id);
+            new StreamingShardWriter().write(target, spec, id, rows);
+            return;
+        }
         validate(spec, id, rows);
         prepareTarget(target);
         long started = System.nanoTime();
@@ -49,10 +54,12 @@ public final class ShardWriter implements ShardFileWriter {
 
             WritableGroup tensors = file.putGroup(ShardFormat.GROUP_TENSORS);
             for (TensorSpec tensor : spec.tensors()) {
-                DatasetCreationOptions options = TensorArrays.writtenUnsigned(tensor.dtype())
-                        ? DatasetCreationOptions.builder().unsigned().build()
-                        : DatasetCreationOptions.DEFAULT;
-                WritableDataset dataset = tensors.putDataset(tensor.name(), TensorArrays.toHdfArray(tensor, rows), options);
+                if (tensor.isVariable()) {
+                    putVariable(tensors, tensor, rows, spec);
+                    continue;
+                }
+                WritableDataset dataset = tensors.putDataset(tensor.name(), TensorArrays.toHdfArray(tensor, rows),
+                        JhdfOptions.of(tensor.dtype(), tensor.shape(), rows.size(), spec.compression()));
                 dataset.putAttribute(ShardFormat.ATTR_DTYPE, tensor.dtype().numpyName());
             }
 
@@ -75,6 +82,40 @@ public final class ShardWriter implements ShardFileWriter {
         }
         log.debug("Wrote shard {} with {} rows to {} in {} ms", id, rows.size(), target,
                 (System.nanoTime() - started) / 1_000_000);
+    }
+
+    /** A string, bytes or free-shape tensor as the values + offsets (+ shapes) group of {@link VariableTensor}. */
+    private static void putVariable(WritableGroup tensors, TensorSpec tensor, List<SampleRow> rows, DatasetSpec spec) {
+        VariableTensor column = VariableTensor.of(tensor, rows);
+        WritableGroup group = tensors.putGroup(tensor.name());
+        group.putAttribute(ShardFormat.ATTR_DTYPE, tensor.dtype().numpyName());
+        group.putAttribute(ShardFormat.ATTR_SHAPE, tensor.encoding() == null ? tensor.shapeText() : "");
+        if (tensor.encoding() != null) {
+            group.putAttribute(ShardFormat.ATTR_ENCODING, tensor.encoding());
+        }
+        group.putDataset(ShardFormat.DS_VALUES, TensorArrays.toFlatArray(column, rows),
+                JhdfOptions.of(tensor.dtype(), List.of(), column.totalElements(), spec.compression()));
+        group.putDataset(ShardFormat.DS_OFFSETS, column.offsets());
+        if (column.shapes() != null) {
+            group.putDataset(ShardFormat.DS_SHAPES, column.shapes());
+        }
+    }
+
+    static boolean writableByJhdf(DatasetSpec spec, List<SampleRow> rows) {
+        for (TensorSpec tensor : spec.tensors()) {
+            if (!TensorArrays.writableByJhdf(tensor.dtype())) {
+                return false;
+            }
+            if (tensor.isVariable() && rows.stream().allMatch(row -> lengthOf(row, tensor) == 0)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private static int lengthOf(SampleRow row, TensorSpec tensor) {
+        byte[] bytes = row.tensors().get(tensor.name());
+        return bytes == null ? -1 : bytes.length;
     }
 
     /** A row's attributes as stored in {@code /attributes}: one compact JSON object, keys sorted. */
@@ -121,10 +162,11 @@ public final class ShardWriter implements ShardFileWriter {
                     throw new IllegalArgumentException("shard " + id + ": sample '" + row.sampleId()
                             + "' has no tensor '" + tensor.name() + "'");
                 }
-                if (bytes.length != tensor.byteLength()) {
+                long expected = expectedBytes(id, row, tensor);
+                if (bytes.length != expected) {
                     throw new IllegalArgumentException("shard " + id + ": sample '" + row.sampleId() + "' tensor '"
                             + tensor.name() + "' has " + bytes.length + " bytes, " + tensor.dtype().numpyName()
-                            + " " + tensor.shape() + " needs " + tensor.byteLength());
+                            + " " + tensor.shapeText() + " needs " + expected);
                 }
             }
             if (row.tensors().size() != spec.tensors().size()) {
@@ -136,6 +178,30 @@ public final class ShardWriter implements ShardFileWriter {
                 }
             }
         }
+    }
+
+    /** The byte length a row's tensor must have: fixed, from the row's own shape, or its own length (string, bytes). */
+    private static long expectedBytes(ShardId id, SampleRow row, TensorSpec tensor) {
+        byte[] bytes = row.tensors().get(tensor.name());
+        if (tensor.dtype().variableLength()) {
+            return bytes.length;
+        }
+        if (!tensor.hasFreeDimension()) {
+            return tensor.byteLength();
+        }
+        List<Integer> shape = row.shapes().get(tensor.name());
+        TensorSpec.ShapeProblem problem = shape == null
+                ? new TensorSpec.ShapeProblem(false, "has no shape of its own")
+                : tensor.checkShape(shape);
+        if (problem != null) {
+            throw new IllegalArgumentException("shard " + id + ": sample '" + row.sampleId() + "' tensor '"
+                    + tensor.name() + "' " + problem.detail());
+        }
+        long elements = 1;
+        for (int dim : shape) {
+            elements *= dim;
+        }
+        return elements * tensor.dtype().itemSize();
     }
 
     /**

@@ -21,10 +21,15 @@ import static org.bytedeco.hdf5.global.hdf5.H5T_STD_I16LE_g;
 import static org.bytedeco.hdf5.global.hdf5.H5T_STD_I32LE_g;
 import static org.bytedeco.hdf5.global.hdf5.H5T_STD_I64LE_g;
 import static org.bytedeco.hdf5.global.hdf5.H5T_STD_I8LE_g;
+import static org.bytedeco.hdf5.global.hdf5.H5T_STD_U16LE_g;
+import static org.bytedeco.hdf5.global.hdf5.H5T_STD_U32LE_g;
+import static org.bytedeco.hdf5.global.hdf5.H5T_STD_U64LE_g;
 import static org.bytedeco.hdf5.global.hdf5.H5T_STD_U8LE_g;
 import static org.bytedeco.hdf5.global.hdf5.H5T_STR_NULLTERM;
 import static org.bytedeco.hdf5.global.hdf5.H5Tcopy;
 import static org.bytedeco.hdf5.global.hdf5.H5Tset_cset;
+import static org.bytedeco.hdf5.global.hdf5.H5Tset_ebias;
+import static org.bytedeco.hdf5.global.hdf5.H5Tset_fields;
 import static org.bytedeco.hdf5.global.hdf5.H5Tset_size;
 import static org.bytedeco.hdf5.global.hdf5.H5Tset_strpad;
 import static org.bytedeco.hdf5.global.hdf5.H5open;
@@ -113,9 +118,15 @@ public final class StreamingShardWriter implements ShardFileWriter {
 
                 List<Hdf5Column> tensorColumns = new ArrayList<>();
                 for (TensorSpec tensor : spec.tensors()) {
-                    Hdf5Column column = track(columns, new Hdf5Column(ids, tensors, tensor.name(), fileType(tensor.dtype()),
-                            tensor.shape(), tensor.byteLength(), n));
-                    writeStringAttribute(ids, column.dataset(), ShardFormat.ATTR_DTYPE, tensor.dtype().numpyName());
+                    long type = fileType(ids, tensor.dtype());
+                    Hdf5Column column;
+                    if (tensor.isVariable()) {
+                        column = track(columns, variableColumns(ids, tensors, gcpl, tensor, type, rows, spec, columns));
+                    } else {
+                        column = track(columns, new Hdf5Column(ids, tensors, tensor.name(), type, tensor.shape(),
+                                tensor.byteLength(), n, spec.compression(), tensor.dtype().itemSize()));
+                        writeStringAttribute(ids, column.dataset(), ShardFormat.ATTR_DTYPE, tensor.dtype().numpyName());
+                    }
                     tensorColumns.add(column);
                 }
                 Hdf5Column sampleIds = track(columns, stringColumn(ids, file, ShardFormat.DS_SAMPLE_ID, widths.sampleId(), n));
@@ -128,7 +139,13 @@ public final class StreamingShardWriter implements ShardFileWriter {
                 ByteBuffer millisView = ByteBuffer.wrap(millis).order(ByteOrder.LITTLE_ENDIAN);
                 for (SampleRow row : rows) {
                     for (int t = 0; t < tensorColumns.size(); t++) {
-                        tensorColumns.get(t).append(row.tensors().get(spec.tensors().get(t).name()));
+                        TensorSpec tensor = spec.tensors().get(t);
+                        byte[] value = row.tensors().get(tensor.name());
+                        if (tensor.isVariable()) {
+                            tensorColumns.get(t).appendRows(value);
+                        } else {
+                            tensorColumns.get(t).append(value);
+                        }
                     }
                     sampleIds.appendPadded(StringWidths.utf8(row.sampleId()));
                     deviceIds.appendPadded(StringWidths.utf8(row.deviceId()));
@@ -143,6 +160,39 @@ public final class StreamingShardWriter implements ShardFileWriter {
                 columns.forEach(Hdf5Column::close);
             }
         }
+    }
+
+    /**
+     * A variable tensor's group (FORMAT.md): its offsets and shapes are written here at once (a few
+     * bytes per row), and the returned values column takes the rows' elements as they stream by.
+     */
+    private static Hdf5Column variableColumns(Hdf5Ids ids, long tensors, long gcpl, TensorSpec tensor, long type,
+            List<SampleRow> rows, DatasetSpec spec, List<Hdf5Column> columns) {
+        VariableTensor layout = VariableTensor.of(tensor, rows);
+        long group = ids.keep(H5Gcreate2(tensors, tensor.name(), H5P_DEFAULT, gcpl, H5P_DEFAULT), hdf5::H5Gclose,
+                "H5Gcreate2(" + tensor.name() + ")");
+        writeStringAttribute(ids, group, ShardFormat.ATTR_DTYPE, tensor.dtype().numpyName());
+        writeStringAttribute(ids, group, ShardFormat.ATTR_SHAPE, tensor.encoding() == null ? tensor.shapeText() : "");
+        if (tensor.encoding() != null) {
+            writeStringAttribute(ids, group, ShardFormat.ATTR_ENCODING, tensor.encoding());
+        }
+        Hdf5Column offsets = track(columns, new Hdf5Column(ids, group, ShardFormat.DS_OFFSETS, H5T_STD_I64LE_g(), List.of(),
+                Long.BYTES, layout.offsets().length));
+        offsets.appendRows(littleEndianLongs(layout.offsets()));
+        if (layout.shapes() != null) {
+            int rank = tensor.shape().size();
+            Hdf5Column shapes = track(columns, new Hdf5Column(ids, group, ShardFormat.DS_SHAPES, H5T_STD_I64LE_g(),
+                    List.of(rank), (long) rank * Long.BYTES, rows.size()));
+            shapes.appendRows(littleEndianLongs(layout.flatShapes()));
+        }
+        return new Hdf5Column(ids, group, ShardFormat.DS_VALUES, type, List.of(), tensor.dtype().itemSize(),
+                layout.totalElements(), spec.compression(), tensor.dtype().itemSize());
+    }
+
+    private static byte[] littleEndianLongs(long[] values) {
+        ByteBuffer bytes = ByteBuffer.allocate(values.length * Long.BYTES).order(ByteOrder.LITTLE_ENDIAN);
+        bytes.asLongBuffer().put(values);
+        return bytes.array();
     }
 
     private static Hdf5Column track(List<Hdf5Column> columns, Hdf5Column column) {
@@ -190,17 +240,37 @@ public final class StreamingShardWriter implements ShardFileWriter {
         return type;
     }
 
-    /** Little-endian in the file, as the rows' bytes are: the library copies them without conversion. */
-    private static long fileType(DType dtype) {
+    /**
+     * Little-endian in the file, as the rows' bytes are: the library copies them without conversion.
+     * bfloat16 is stored as its uint16 bits, string and bytes as uint8 values (FORMAT.md).
+     */
+    private static long fileType(Hdf5Ids ids, DType dtype) {
         return switch (dtype) {
-            case BOOL, UINT8 -> H5T_STD_U8LE_g();
+            case BOOL, UINT8, STRING, BYTES -> H5T_STD_U8LE_g();
             case INT8 -> H5T_STD_I8LE_g();
             case INT16 -> H5T_STD_I16LE_g();
             case INT32 -> H5T_STD_I32LE_g();
             case INT64 -> H5T_STD_I64LE_g();
+            case UINT16, BFLOAT16 -> H5T_STD_U16LE_g();
+            case UINT32 -> H5T_STD_U32LE_g();
+            case UINT64 -> H5T_STD_U64LE_g();
+            case FLOAT16 -> halfFloat(ids);
             case FLOAT32 -> H5T_IEEE_F32LE_g();
             case FLOAT64 -> H5T_IEEE_F64LE_g();
         };
+    }
+
+    /**
+     * IEEE 754 binary16, little-endian: the library has no predefined one, so it is derived from
+     * float32 the way h5py defines it (sign bit 15, exponent 10-14, mantissa 0-9, bias 15); h5py
+     * and PyTables map it to numpy float16.
+     */
+    private static long halfFloat(Hdf5Ids ids) {
+        long type = ids.keep(H5Tcopy(H5T_IEEE_F32LE_g()), hdf5::H5Tclose, "H5Tcopy(float16)");
+        check(H5Tset_fields(type, 15, 10, 5, 0, 10), "H5Tset_fields(float16)");
+        check(H5Tset_size(type, 2), "H5Tset_size(float16)");
+        check(H5Tset_ebias(type, 15), "H5Tset_ebias(float16)");
+        return type;
     }
 
     private static void deleteQuietly(Path target) {

@@ -25,23 +25,35 @@ final class TensorArrays {
     private TensorArrays() {
     }
 
-    /** The primitive Java element type jHDF writes for a dtype (BOOL and UINT8 go out as unsigned bytes). */
+    /**
+     * The primitive Java element type jHDF writes for a dtype. Unsigned types go out as the signed
+     * type of the same width with jHDF's unsigned flag; bfloat16 as its uint16 bits; float16 has no
+     * jHDF type ({@link #writableByJhdf}).
+     */
     static Class<?> writeType(DType dtype) {
         return switch (dtype) {
-            case BOOL, UINT8, INT8 -> byte.class;
-            case INT16 -> short.class;
-            case INT32 -> int.class;
-            case INT64 -> long.class;
+            case BOOL, UINT8, INT8, STRING, BYTES -> byte.class;
+            case INT16, UINT16, BFLOAT16, FLOAT16 -> short.class;
+            case INT32, UINT32 -> int.class;
+            case INT64, UINT64 -> long.class;
             case FLOAT32 -> float.class;
             case FLOAT64 -> double.class;
         };
     }
 
     static boolean writtenUnsigned(DType dtype) {
-        return dtype == DType.BOOL || dtype == DType.UINT8;
+        return switch (dtype) {
+            case BOOL, UINT8, UINT16, UINT32, UINT64, BFLOAT16, STRING, BYTES -> true;
+            default -> false;
+        };
     }
 
-    /** The (N, *shape) array for one tensor across all rows; rows must already be validated. */
+    /** jHDF writes no 16-bit float type: numpy would read the bits as int16. */
+    static boolean writableByJhdf(DType dtype) {
+        return dtype != DType.FLOAT16;
+    }
+
+    /** The (N, *shape) array for one fixed tensor across all rows; rows must already be validated. */
     static Object toHdfArray(TensorSpec tensor, List<SampleRow> rows) {
         int[] dims = new int[tensor.shape().size() + 1];
         dims[0] = rows.size();
@@ -60,6 +72,31 @@ final class TensorArrays {
         return array;
     }
 
+    /** All rows' elements of a variable tensor, concatenated into one 1-D array (the {@code values} dataset). */
+    static Object toFlatArray(VariableTensor column, List<SampleRow> rows) {
+        TensorSpec tensor = column.tensor();
+        Object array = Array.newInstance(writeType(tensor.dtype()), Math.toIntExact(column.totalElements()));
+        for (int i = 0; i < rows.size(); i++) {
+            Buffer view = view(tensor.dtype(), rows.get(i).tensors().get(tensor.name()));
+            int at = Math.toIntExact(column.offsets()[i]);
+            int count = view.remaining();
+            if (array instanceof byte[] a) {
+                ((ByteBuffer) view).get(a, at, count);
+            } else if (array instanceof short[] a) {
+                ((ShortBuffer) view).get(a, at, count);
+            } else if (array instanceof int[] a) {
+                ((IntBuffer) view).get(a, at, count);
+            } else if (array instanceof long[] a) {
+                ((LongBuffer) view).get(a, at, count);
+            } else if (array instanceof float[] a) {
+                ((FloatBuffer) view).get(a, at, count);
+            } else {
+                ((DoubleBuffer) view).get((double[]) array, at, count);
+            }
+        }
+        return array;
+    }
+
     private static void fill(Object array, Buffer view) {
         if (array instanceof Object[] nested) {
             for (Object inner : nested) {
@@ -72,14 +109,17 @@ final class TensorArrays {
 
     private static Buffer view(DType dtype, byte[] bytes) {
         ByteBuffer le = ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN);
-        return switch (dtype) {
-            case BOOL, UINT8, INT8 -> le;
-            case INT16 -> le.asShortBuffer();
-            case INT32 -> le.asIntBuffer();
-            case INT64 -> le.asLongBuffer();
-            case FLOAT32 -> le.asFloatBuffer();
-            case FLOAT64 -> le.asDoubleBuffer();
-        };
+        Class<?> type = writeType(dtype);
+        if (type == byte.class) {
+            return le;
+        } else if (type == short.class) {
+            return le.asShortBuffer();
+        } else if (type == int.class) {
+            return le.asIntBuffer();
+        } else if (type == long.class) {
+            return le.asLongBuffer();
+        }
+        return type == float.class ? le.asFloatBuffer() : le.asDoubleBuffer();
     }
 
     private static void bulkGet(Object leaf, Buffer view) {
@@ -116,50 +156,5 @@ final class TensorArrays {
         } else {
             throw new IllegalStateException("unexpected array type " + array.getClass());
         }
-    }
-
-    /**
-     * Splits jHDF's flat read of a tensor dataset into per-row little-endian bytes.
-     *
-     * <p>jHDF promotes unsigned 8-bit data to {@code int[]} on read (Java has no unsigned byte), so
-     * BOOL and UINT8 arrive as ints and are narrowed back.
-     *
-     * @param perRow elements per row
-     */
-    static byte[][] toRowBytes(String tensorName, Object flat, DType dtype, int rows, int perRow) {
-        Class<?> expected = writtenUnsigned(dtype) ? int.class : writeType(dtype);
-        if (flat.getClass().getComponentType() != expected) {
-            throw new IllegalStateException("tensor '" + tensorName + "' is tagged " + dtype.numpyName()
-                    + " but holds " + flat.getClass().getComponentType() + " data");
-        }
-        if ((long) rows * perRow != Array.getLength(flat)) {
-            throw new IllegalStateException("tensor '" + tensorName + "' holds " + Array.getLength(flat)
-                    + " elements, expected " + rows + " x " + perRow);
-        }
-        byte[][] out = new byte[rows][];
-        for (int i = 0; i < rows; i++) {
-            byte[] bytes = new byte[perRow * dtype.itemSize()];
-            ByteBuffer le = ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN);
-            int offset = i * perRow;
-            if (flat instanceof byte[] a) {
-                le.put(a, offset, perRow);
-            } else if (flat instanceof int[] a && dtype.itemSize() == 1) {
-                for (int k = 0; k < perRow; k++) {
-                    bytes[k] = (byte) a[offset + k];
-                }
-            } else if (flat instanceof short[] a) {
-                le.asShortBuffer().put(a, offset, perRow);
-            } else if (flat instanceof int[] a) {
-                le.asIntBuffer().put(a, offset, perRow);
-            } else if (flat instanceof long[] a) {
-                le.asLongBuffer().put(a, offset, perRow);
-            } else if (flat instanceof float[] a) {
-                le.asFloatBuffer().put(a, offset, perRow);
-            } else if (flat instanceof double[] a) {
-                le.asDoubleBuffer().put(a, offset, perRow);
-            }
-            out[i] = bytes;
-        }
-        return out;
     }
 }

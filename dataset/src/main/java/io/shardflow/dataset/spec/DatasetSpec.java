@@ -20,6 +20,7 @@ import java.util.stream.Collectors;
  * @param description    free text; {@code null} is stored as ""
  * @param maxSampleBytes per-sample tensor byte cap for ingest validation; 0 means "no spec-level cap"
  * @param allowNonFinite whether float tensors may hold NaN or infinities
+ * @param compression    how the shard files compress tensor data
  */
 public record DatasetSpec(
         String name,
@@ -30,7 +31,8 @@ public record DatasetSpec(
         String description,
         long maxSampleBytes,
         boolean allowNonFinite,
-        Instant createdAt) {
+        Instant createdAt,
+        Compression compression) {
 
     public DatasetSpec {
         Names.requireDatasetName("dataset name", name);
@@ -58,27 +60,46 @@ public record DatasetSpec(
         author = author == null ? "" : author;
         description = description == null ? "" : description;
         Objects.requireNonNull(createdAt, "createdAt");
+        compression = compression == null ? Compression.NONE : compression;
+    }
+
+    /** An uncompressed dataset version. */
+    public DatasetSpec(String name, String version, List<TensorSpec> tensors, String labelTensor, String author,
+            String description, long maxSampleBytes, boolean allowNonFinite, Instant createdAt) {
+        this(name, version, tensors, labelTensor, author, description, maxSampleBytes, allowNonFinite, createdAt,
+                Compression.NONE);
+    }
+
+    /** The same spec with other compression (compression is not part of the fingerprint). */
+    public DatasetSpec withCompression(Compression other) {
+        return new DatasetSpec(name, version, tensors, labelTensor, author, description, maxSampleBytes, allowNonFinite,
+                createdAt, other);
     }
 
     public Optional<TensorSpec> tensor(String tensorName) {
         return tensors.stream().filter(t -> t.name().equals(tensorName)).findFirst();
     }
 
-    /** Tensor bytes of one sample: the sum over all tensors. */
+    /** Tensor bytes of one sample: the sum over all tensors; only when every tensor has a fixed size. */
     public long sampleByteLength() {
         return tensors.stream().mapToLong(TensorSpec::byteLength).sum();
+    }
+
+    /** Whether any tensor's size differs between samples (string, bytes, free dimensions). */
+    public boolean hasVariableTensors() {
+        return tensors.stream().anyMatch(TensorSpec::isVariable);
     }
 
     /**
      * The text the fingerprint hashes: one line per tensor in declared order,
      * {@code name:dtype:d1xd2...\n} with the numpy dtype name and an empty shape part for scalars,
-     * e.g. {@code "image:float32:3x32x32\nlabel:int64:\n"}. Readers in other languages recompute it
-     * from this rule.
+     * e.g. {@code "image:float32:3x32x32\nlabel:int64:\n"}; a free dimension is {@code ?} or
+     * {@code ?<=N}, and a bytes tensor's shape part is its media type ({@link TensorSpec#shapeText()}).
+     * Readers in other languages recompute it from this rule.
      */
     public String canonicalLayout() {
         return tensors.stream()
-                .map(t -> t.name() + ":" + t.dtype().numpyName() + ":"
-                        + t.shape().stream().map(String::valueOf).collect(Collectors.joining("x")) + "\n")
+                .map(t -> t.name() + ":" + t.dtype().numpyName() + ":" + t.shapeText() + "\n")
                 .collect(Collectors.joining());
     }
 

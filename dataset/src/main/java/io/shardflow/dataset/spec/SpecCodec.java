@@ -32,7 +32,27 @@ public final class SpecCodec {
             node.put("name", tensor.name());
             node.put("dtype", tensor.dtype().numpyName());
             ArrayNode shape = node.putArray("shape");
-            tensor.shape().forEach(shape::add);
+            // A free dimension is null, so a reader that predates them refuses the spec instead of misreading it.
+            tensor.shape().forEach(dim -> {
+                if (dim == TensorSpec.FREE) {
+                    shape.addNull();
+                } else {
+                    shape.add(dim);
+                }
+            });
+            if (tensor.maxDims().stream().anyMatch(max -> max > 0)) {
+                ArrayNode maxima = node.putArray("maxShape");
+                tensor.maxDims().forEach(max -> {
+                    if (max > 0) {
+                        maxima.add(max);
+                    } else {
+                        maxima.addNull();
+                    }
+                });
+            }
+            if (tensor.encoding() != null) {
+                node.put("encoding", tensor.encoding());
+            }
         }
         if (spec.labelTensor() == null) {
             root.putNull("labelTensor");
@@ -44,6 +64,10 @@ public final class SpecCodec {
         root.put("maxSampleBytes", spec.maxSampleBytes());
         root.put("allowNonFinite", spec.allowNonFinite());
         root.put("createdAt", spec.createdAt().toString());
+        // Written only when set, so the spec.json of an uncompressed version keeps its bytes.
+        if (!spec.compression().isNone()) {
+            root.put("compression", spec.compression().toString());
+        }
         return Json.pretty(root);
     }
 
@@ -56,16 +80,13 @@ public final class SpecCodec {
         }
         List<TensorSpec> tensors = new ArrayList<>();
         for (JsonNode node : Json.array(root, "tensors", WHAT)) {
-            List<Integer> shape = new ArrayList<>();
-            for (JsonNode dim : Json.array(node, "shape", "tensor")) {
-                if (!dim.isInt()) {
-                    throw new IllegalArgumentException("dataset spec has a non-integer dimension: " + dim);
-                }
-                shape.add(dim.intValue());
-            }
+            List<Integer> shape = dims(node, "shape", TensorSpec.FREE);
+            List<Integer> maxima = node.has("maxShape") ? dims(node, "maxShape", 0) : List.of();
             tensors.add(new TensorSpec(Json.text(node, "name", "tensor"),
-                    DType.parse(Json.text(node, "dtype", "tensor")), shape));
+                    DType.parse(Json.text(node, "dtype", "tensor")), shape, maxima,
+                    Json.optionalText(node, "encoding", "tensor")));
         }
+        String compression = Json.optionalText(root, "compression", WHAT);
         DatasetSpec spec = new DatasetSpec(
                 Json.text(root, "name", WHAT),
                 Json.text(root, "version", WHAT),
@@ -75,7 +96,8 @@ public final class SpecCodec {
                 Json.optionalText(root, "description", WHAT),
                 Json.longValue(root, "maxSampleBytes", WHAT),
                 Json.booleanValue(root, "allowNonFinite", WHAT),
-                Json.instant(root, "createdAt", WHAT));
+                Json.instant(root, "createdAt", WHAT),
+                compression == null ? Compression.NONE : Compression.parse(compression));
         // The stored fingerprint is informational for non-Java readers; if present it must agree,
         // otherwise the file was edited by hand or written by a writer with a different rule.
         String stored = Json.optionalText(root, "fingerprint", WHAT);
@@ -84,5 +106,20 @@ public final class SpecCodec {
                     + " stores fingerprint " + stored + " but its tensors give " + spec.fingerprint());
         }
         return spec;
+    }
+
+    /** An array of integers where {@code null} stands for {@code nullAs}. */
+    private static List<Integer> dims(JsonNode tensor, String field, int nullAs) {
+        List<Integer> dims = new ArrayList<>();
+        for (JsonNode dim : Json.array(tensor, field, "tensor")) {
+            if (dim.isNull()) {
+                dims.add(nullAs);
+            } else if (dim.isInt() && dim.intValue() >= 0) {
+                dims.add(dim.intValue());
+            } else {
+                throw new IllegalArgumentException("dataset spec has a dimension that is not a non-negative integer in " + field + ": " + dim);
+            }
+        }
+        return dims;
     }
 }

@@ -1,5 +1,6 @@
 package io.shardflow.dataset.store;
 
+import java.io.InputStream;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Optional;
@@ -34,6 +35,11 @@ public class ForwardingObjectStore implements ObjectStore {
     @Override
     public void download(String key, Path target) {
         delegate.download(key, target);
+    }
+
+    @Override
+    public InputStream getRange(String key, long offset, long length) {
+        return delegate.getRange(key, offset, length);
     }
 
     @Override

@@ -1,5 +1,7 @@
 package io.shardflow.dataset.store;
 
+import java.io.ByteArrayInputStream;
+import java.io.InputStream;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Optional;
@@ -23,6 +25,18 @@ public interface ObjectStore {
 
     /** Streams the object to {@code target}, replacing it. Throws {@link ObjectNotFoundException} if missing. */
     void download(String key, Path target);
+
+    /**
+     * Bytes {@code offset .. offset + length} of the object (fewer if it ends sooner), as a stream
+     * the caller closes. Throws {@link ObjectNotFoundException} if missing. Readers fetch big shards
+     * as several ranges at once; this fallback reads the whole object, stores that can read a range
+     * override it.
+     */
+    default InputStream getRange(String key, long offset, long length) {
+        byte[] bytes = get(key).orElseThrow(() -> new ObjectNotFoundException("getRange", key));
+        int from = (int) Math.min(bytes.length, offset);
+        return new ByteArrayInputStream(bytes, from, (int) Math.min(bytes.length - from, length));
+    }
 
     Optional<ObjectInfo> head(String key);
 

@@ -191,6 +191,22 @@ public final class S3ObjectStore implements ObjectStore, AutoCloseable {
     }
 
     @Override
+    public InputStream getRange(String key, long offset, long length) {
+        if (length < 1) {
+            return InputStream.nullInputStream();
+        }
+        try {
+            return S3Errors.await(() -> s3.getObject(GetObjectArgs.builder().bucket(bucket).region(region).object(key)
+                    .offset(offset).length(length).build()));
+        } catch (S3Errors.Failure f) {
+            if (S3Errors.isNoSuchKey(f.reason())) {
+                throw new ObjectNotFoundException("getRange", key);
+            }
+            throw f.wrap("getRange", key);
+        }
+    }
+
+    @Override
     public Optional<ObjectInfo> head(String key) {
         try {
             StatObjectResponse stat = S3Errors.await(() -> s3.statObject(

@@ -33,7 +33,8 @@ class ShardRoundTripTest {
     private final ShardReader reader = new ShardReader();
 
     static Stream<Arguments> everyWriterAndDtype() {
-        return Arrays.stream(ShardWriterKind.values()).flatMap(kind -> Arrays.stream(DType.values()).map(dtype -> Arguments.of(kind, dtype)));
+        return Arrays.stream(ShardWriterKind.values()).flatMap(kind -> Arrays.stream(DType.values())
+                .filter(dtype -> !dtype.variableLength()).map(dtype -> Arguments.of(kind, dtype)));
     }
 
     @ParameterizedTest

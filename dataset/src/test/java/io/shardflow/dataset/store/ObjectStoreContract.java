@@ -3,10 +3,13 @@ package io.shardflow.dataset.store;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.io.ByteArrayOutputStream;
+import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.Callable;
@@ -68,6 +71,29 @@ public abstract class ObjectStoreContract {
                 .isInstanceOf(ObjectNotFoundException.class)
                 .hasMessageContaining(prefix + "missing")
                 .hasMessageContaining("download");
+    }
+
+    @Test
+    void shouldReadByteRangesThatReassembleTheObject() throws Exception {
+        ObjectStore store = store();
+        byte[] body = new byte[10_000];
+        for (int i = 0; i < body.length; i++) {
+            body[i] = (byte) (i * 31 + 7);
+        }
+        store.putIfAbsent(prefix + "r.bin", body);
+
+        ByteArrayOutputStream joined = new ByteArrayOutputStream();
+        for (long offset = 0; offset < body.length; offset += 4096) {
+            try (InputStream in = store.getRange(prefix + "r.bin", offset, 4096)) {
+                joined.write(in.readAllBytes());
+            }
+        }
+        assertThat(joined.toByteArray()).isEqualTo(body);
+        try (InputStream in = store.getRange(prefix + "r.bin", 9_990, 4096)) {
+            assertThat(in.readAllBytes()).as("a range past the end stops at the end")
+                    .isEqualTo(Arrays.copyOfRange(body, 9_990, 10_000));
+        }
+        assertThatThrownBy(() -> store.getRange(prefix + "missing", 0, 10)).isInstanceOf(ObjectNotFoundException.class);
     }
 
     @Test

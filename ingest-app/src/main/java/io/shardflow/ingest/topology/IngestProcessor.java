@@ -34,7 +34,8 @@ import org.slf4j.LoggerFactory;
 /**
  * The whole ingest path for one input partition: decode, validate, drop duplicates, then put the
  * sample in its lane's open shard and seal shards as the policy says. Every input record leaves
- * exactly one trace: an assignment on the shard-assignments topic or a dead letter.
+ * exactly one trace: an assignment on the shard-assignments topic (naming the record, not copying it)
+ * or a dead letter.
  */
 final class IngestProcessor implements Processor<byte[], byte[], byte[], byte[]> {
 
@@ -92,7 +93,7 @@ final class IngestProcessor implements Processor<byte[], byte[], byte[], byte[]>
             reject(record, Rejection.of(RejectReason.PROCESSING_ERROR, "%s: %s", e.getClass().getName(), e.getMessage()));
             return;
         }
-        screened.ifPresent(s -> assign(s.sample(), s.validated(), record.timestamp()));
+        screened.ifPresent(s -> assign(s.sample(), s.validated(), record.timestamp(), sourceOffset()));
     }
 
     /** Decodes, validates and dedupes the record; empty if it was dead-lettered. */
@@ -129,7 +130,7 @@ final class IngestProcessor implements Processor<byte[], byte[], byte[], byte[]>
     private record Screened(Sample sample, SampleValidator.Validated validated) {
     }
 
-    private void assign(Sample sample, SampleValidator.Validated validated, long timestamp) {
+    private void assign(Sample sample, SampleValidator.Validated validated, long timestamp, long sourceOffset) {
         String laneKey = laneKey(sample.getDataset(), sample.getVersion());
         LaneState lane = Optional.ofNullable(lanes.get(laneKey)).orElseGet(LaneState::fresh);
         long now = context.currentSystemTimeMs();
@@ -142,7 +143,7 @@ final class IngestProcessor implements Processor<byte[], byte[], byte[], byte[]>
         int index = lane.sampleCount();
         lane = lane.add(validated.payloadBytes(), validated.budgetBytes(), now, fingerprint);
         ShardEvent event = new ShardEvent(sample.getDataset(), sample.getVersion(), lane(), lane.sequence(),
-                new SampleAssigned(index, sample));
+                new SampleAssigned(index, sourceOffset));
         forward(event, timestamp, IngestTopology.ASSIGNMENTS_SINK);
         metrics.accepted(validated.payloadBytes());
 
@@ -188,6 +189,14 @@ final class IngestProcessor implements Processor<byte[], byte[], byte[], byte[]>
         metrics.rejected(rejection.reason());
         LOG.debug("rejected record: {} {}", rejection.reason(), rejection.detail());
         context.forward(deadLetters.of(record, rejection, context.recordMetadata().orElse(null)), IngestTopology.DLQ_SINK);
+    }
+
+    /**
+     * Where the record being processed sits in its partition of the samples topic: the assignment names
+     * it instead of carrying the sample, and shard-sink reads the bytes from there (docs/ARCHITECTURE.md § 1).
+     */
+    private long sourceOffset() {
+        return context.recordMetadata().orElseThrow(() -> new IllegalStateException("no record metadata")).offset();
     }
 
     private int lane() {

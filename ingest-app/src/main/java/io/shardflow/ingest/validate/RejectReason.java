@@ -30,6 +30,12 @@ public enum RejectReason {
     ATTRIBUTE_KEY_TOO_LONG,
     /** An attribute value longer than {@code attribute.value.max.chars}. */
     ATTRIBUTE_VALUE_TOO_LONG,
+    /** A free dimension of a tensor is larger than the maximum its spec declares ({@code ?<=N}). */
+    DIMENSION_OVER_MAXIMUM,
+    /** A string tensor's bytes are not valid UTF-8. */
+    INVALID_UTF8,
+    /** A bytes tensor declared as an image is not a well-formed JPEG or PNG (structure check, see ImageCheck). */
+    CORRUPT_IMAGE,
     /** Handling the record threw something unexpected; the detail names the exception class. */
     PROCESSING_ERROR
 }

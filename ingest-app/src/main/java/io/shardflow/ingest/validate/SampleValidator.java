@@ -8,6 +8,9 @@ import io.shardflow.schemas.Sample;
 import io.shardflow.schemas.Tensor;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -84,19 +87,63 @@ public final class SampleValidator {
             return Optional.of(Rejection.of(RejectReason.DTYPE_MISMATCH, "tensor '%s' has dtype %s, spec says %s",
                     name, tensor.getDtype(), expected.dtype()));
         }
-        if (!tensor.getShape().equals(expected.shape())) {
-            return Optional.of(Rejection.of(RejectReason.SHAPE_MISMATCH, "tensor '%s' has shape %s, spec says %s",
-                    name, tensor.getShape(), expected.shape()));
+        Optional<Rejection> badShape = checkShape(tensor, expected);
+        if (badShape.isPresent()) {
+            return badShape;
         }
         int actual = tensor.getData().remaining();
-        if (actual != expected.byteLength()) {
+        long needed = expected.dtype().variableLength() ? actual : elementCount(tensor.getShape()) * expected.dtype().itemSize();
+        if (actual != needed) {
             return Optional.of(Rejection.of(RejectReason.BYTE_LENGTH_MISMATCH, "tensor '%s' has %d bytes, %s x %s needs %d",
-                    name, actual, expected.dtype(), expected.shape(), expected.byteLength()));
+                    name, actual, expected.dtype(), tensor.getShape(), needed));
+        }
+        if (tensor.getDtype() == DType.STRING && !isUtf8(tensor.getData())) {
+            return Optional.of(Rejection.of(RejectReason.INVALID_UTF8, "string tensor '%s' is not valid UTF-8", name));
+        }
+        if (expected.encoding() != null) {
+            Optional<String> problem = ImageCheck.problem(expected.encoding(), tensor.getData());
+            if (problem.isPresent()) {
+                return Optional.of(Rejection.of(RejectReason.CORRUPT_IMAGE, "tensor '%s' is not a well-formed %s: %s",
+                        name, expected.encoding(), problem.get()));
+            }
         }
         if (!allowNonFinite && !allFinite(tensor.getDtype(), tensor.getData())) {
             return Optional.of(Rejection.of(RejectReason.NON_FINITE_VALUE, "tensor '%s' holds NaN or infinity and the spec forbids them", name));
         }
         return Optional.empty();
+    }
+
+    /** A fixed shape must be equal; a free dimension may take any size up to its maximum. */
+    private static Optional<Rejection> checkShape(Tensor tensor, TensorSpec expected) {
+        TensorSpec.ShapeProblem problem = expected.checkShape(tensor.getShape());
+        if (problem == null) {
+            return Optional.empty();
+        }
+        return Optional.of(Rejection.of(problem.overMaximum() ? RejectReason.DIMENSION_OVER_MAXIMUM : RejectReason.SHAPE_MISMATCH,
+                "tensor '%s' %s", expected.name(), problem.detail()));
+    }
+
+    private static long elementCount(List<Integer> shape) {
+        long n = 1;
+        for (int dim : shape) {
+            n *= dim;
+            if (n > Integer.MAX_VALUE) {
+                return Long.MAX_VALUE / 16; // larger than any byte[] can be: a length mismatch, never an overflow
+            }
+        }
+        return n;
+    }
+
+    private static boolean isUtf8(ByteBuffer data) {
+        try {
+            StandardCharsets.UTF_8.newDecoder()
+                    .onMalformedInput(CodingErrorAction.REPORT)
+                    .onUnmappableCharacter(CodingErrorAction.REPORT)
+                    .decode(data.duplicate());
+            return true;
+        } catch (CharacterCodingException e) {
+            return false;
+        }
     }
 
     private static boolean allFinite(DType dtype, ByteBuffer data) {
@@ -112,6 +159,15 @@ public final class SampleValidator {
             var doubles = le.asDoubleBuffer();
             while (doubles.hasRemaining()) {
                 if (!Double.isFinite(doubles.get())) {
+                    return false;
+                }
+            }
+        } else if (dtype == DType.FLOAT16 || dtype == DType.BFLOAT16) {
+            // All exponent bits set is infinity or NaN in both 16-bit formats.
+            int exponent = dtype == DType.FLOAT16 ? 0x7C00 : 0x7F80;
+            var halves = le.asShortBuffer();
+            while (halves.hasRemaining()) {
+                if ((halves.get() & exponent) == exponent) {
                     return false;
                 }
             }

@@ -17,12 +17,14 @@ import io.shardflow.ingest.validate.SampleDecoder;
 import io.shardflow.ingest.validate.SampleLimits;
 import io.shardflow.ingest.validate.SampleValidator;
 import io.shardflow.schemas.Sample;
+import io.shardflow.schemas.internal.SampleAssigned;
 import io.shardflow.schemas.internal.ShardEvent;
 import io.shardflow.schemas.internal.ShardEventCodec;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -51,6 +53,9 @@ public final class IngestDriver implements AutoCloseable {
     private final TestInputTopic<byte[], byte[]> samples;
     private final TestOutputTopic<byte[], byte[]> assignments;
     private final TestOutputTopic<byte[], byte[]> deadLetters;
+    private final AvroKafkaDeserializer<Object> deserializer;
+    /** Every value piped to the samples topic, by offset: what shard-sink would read back. */
+    private final List<byte[]> piped = new ArrayList<>();
 
     /** Settings of one driver; {@link #defaults} are small enough to hit every limit cheaply. */
     public record Options(SealLimits seal, SampleLimits sampleLimits, long maxRecordBytes, long maxDeadLetterBytes,
@@ -71,7 +76,7 @@ public final class IngestDriver implements AutoCloseable {
 
     public IngestDriver(Path stateDir, Options options) {
         serializer.configure(Map.of(SerdeConfig.REGISTRY_URL, "http://unused", SerdeConfig.AUTO_REGISTER_ARTIFACT, true), false);
-        AvroKafkaDeserializer<Object> deserializer = new AvroKafkaDeserializer<>(registry);
+        deserializer = new AvroKafkaDeserializer<>(registry);
         deserializer.configure(Map.of(SerdeConfig.REGISTRY_URL, "http://unused", AvroSerdeConfig.USE_SPECIFIC_AVRO_READER, true), false);
         var topology = IngestTopology.build(new IngestTopology.Settings(TOPICS, options.seal(), Duration.ofHours(1),
                         Duration.ofMillis(100), options.maxRecordBytes(), options.maxDeadLetterBytes()),
@@ -112,11 +117,13 @@ public final class IngestDriver implements AutoCloseable {
     }
 
     public void pipe(String key, byte[] value) {
+        piped.add(value);
         samples.pipeInput(key.getBytes(StandardCharsets.UTF_8), value);
     }
 
     /** Publishes with an explicit record timestamp, as the broker would stamp it. */
     public void pipe(String key, byte[] value, Instant timestamp) {
+        piped.add(value);
         samples.pipeInput(key.getBytes(StandardCharsets.UTF_8), value, timestamp);
     }
 
@@ -131,6 +138,13 @@ public final class IngestDriver implements AutoCloseable {
             assertThat(new String(r.key(), StandardCharsets.UTF_8)).isEqualTo(expectedKey);
             return event;
         }).toList();
+    }
+
+    /** The sample an assignment names, read back from the samples topic at its source offset, as shard-sink does. */
+    public Sample assignedSample(ShardEvent event) {
+        long offset = ((SampleAssigned) event.getBody()).getSourceOffset();
+        assertThat(offset).as("source offset").isBetween(0L, piped.size() - 1L);
+        return (Sample) deserializer.deserialize(TOPICS.samples(), piped.get((int) offset));
     }
 
     public List<TestRecord<byte[], byte[]>> drainDeadLetters() {

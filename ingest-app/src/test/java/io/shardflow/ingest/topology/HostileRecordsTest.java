@@ -97,7 +97,7 @@ class HostileRecordsTest {
             assertThat(header(record, DeadLetters.REASON_HEADER)).as("reason for %s", new String(record.key())).isEqualTo(expected);
         }
         assertThat(ingest.drainAssignments()).singleElement()
-                .satisfies(e -> assertThat(((SampleAssigned) e.getBody()).getSample().getSampleId()).isEqualTo("good"));
+                .satisfies(e -> assertThat(ingest.assignedSample(e).getSampleId()).isEqualTo("good"));
     }
 
     @Test
@@ -181,7 +181,7 @@ class HostileRecordsTest {
         ingest.pipe("frame-1", ingest.encode(againFromA), brokerTime.plusSeconds(2));
 
         List<ShardEvent> assigned = ingest.drainAssignments();
-        assertThat(assigned).extracting(e -> ((SampleAssigned) e.getBody()).getSample().getDeviceId()).containsExactly("cam-a", "cam-b");
+        assertThat(assigned).extracting(e -> ingest.assignedSample(e).getDeviceId()).containsExactly("cam-a", "cam-b");
         assertThat(ingest.drainDeadLetters()).singleElement()
                 .satisfies(r -> assertThat(header(r, DeadLetters.REASON_HEADER)).isEqualTo("DUPLICATE_SAMPLE_ID"));
     }

@@ -110,7 +110,7 @@ class IngestFuzzTest {
         List<TestRecord<byte[], byte[]>> dead = ingest.drainDeadLetters();
         List<Sample> assigned = ingest.drainAssignments().stream()
                 .filter(e -> e.getBody() instanceof SampleAssigned)
-                .map(e -> ((SampleAssigned) e.getBody()).getSample())
+                .map(ingest::assignedSample)
                 .toList();
         assertThat(dead.size() + assigned.size()).isEqualTo(1);
         for (TestRecord<byte[], byte[]> record : dead) {

@@ -67,7 +67,7 @@ class IngestTopologyTest {
             assertThat(events.get(i).getSequence()).isEqualTo(0L);
             SampleAssigned assigned = (SampleAssigned) events.get(i).getBody();
             assertThat(assigned.getIndex()).isEqualTo(i);
-            assertThat(assigned.getSample()).isEqualTo(TestSamples.sample("s-" + i));
+            assertThat(ingest.assignedSample(events.get(i))).isEqualTo(TestSamples.sample("s-" + i));
         }
         ShardSealed seal = (ShardSealed) events.get(3).getBody();
         assertThat(events.get(3).getSequence()).isEqualTo(0L);
@@ -93,7 +93,7 @@ class IngestTopologyTest {
         assertThat(seal.getReason()).isEqualTo(SealReason.BYTES);
         assertThat(seal.getSampleCount()).isEqualTo(2);
         assertThat(events.get(3).getSequence()).isEqualTo(1L);
-        assertThat(((SampleAssigned) events.get(3).getBody()).getSample().getSampleId()).isEqualTo("s-2");
+        assertThat(ingest.assignedSample(events.get(3)).getSampleId()).isEqualTo("s-2");
     }
 
     @Test
@@ -116,6 +116,20 @@ class IngestTopologyTest {
         assertThat(drainAssignments()).as("an empty lane is never sealed").isEmpty();
         publish(TestSamples.sample("next"));
         assertThat(drainAssignments().get(0).getSequence()).isEqualTo(1L);
+    }
+
+    @Test
+    void shouldNameTheSourceOffsetsOfAcceptedRecordsOnlySkippingTheDeadLettered() {
+        start(new SealLimits(100, 1 << 20, Duration.ofMinutes(10)));
+        publish(TestSamples.sample("a"));                 // offset 0
+        ingest.pipe("garbage", new byte[] {1, 2, 3});     // offset 1: dead-lettered
+        publish(TestSamples.sample("a"));                 // offset 2: duplicate, dead-lettered
+        publish(TestSamples.sample("b"));                 // offset 3
+
+        List<ShardEvent> events = drainAssignments();
+        assertThat(events).extracting(e -> ((SampleAssigned) e.getBody()).getSourceOffset()).containsExactly(0L, 3L);
+        assertThat(events).extracting(e -> ((SampleAssigned) e.getBody()).getIndex()).containsExactly(0, 1);
+        assertThat(ingest.drainDeadLetters()).hasSize(2);
     }
 
     @Test
@@ -174,6 +188,6 @@ class IngestTopologyTest {
         }
         List<ShardEvent> accepted = drainAssignments();
         assertThat(accepted).hasSize(1);
-        assertThat(((SampleAssigned) accepted.get(0).getBody()).getSample().getSampleId()).isEqualTo("good");
+        assertThat(ingest.assignedSample(accepted.get(0)).getSampleId()).isEqualTo("good");
     }
 }

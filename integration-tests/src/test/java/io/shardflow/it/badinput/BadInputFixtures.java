@@ -12,6 +12,7 @@ import io.shardflow.schemas.internal.ShardEventCodec;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Consumer;
@@ -53,12 +54,18 @@ final class BadInputFixtures {
         }
     }
 
-    static List<String> assignedIds(List<ConsumerRecord<byte[], byte[]>> records) {
+    /**
+     * The keys of the samples records the assignments name (a decision names its record by partition,
+     * the lane, and offset); a name with no record among {@code samples} yields a null key.
+     */
+    static List<String> assignedIds(List<ConsumerRecord<byte[], byte[]>> records, List<ConsumerRecord<byte[], byte[]>> samples) {
+        Map<String, String> keys = new HashMap<>();
+        samples.forEach(s -> keys.put(s.partition() + "@" + s.offset(), new String(s.key(), StandardCharsets.UTF_8)));
         List<String> ids = new ArrayList<>();
         for (ConsumerRecord<byte[], byte[]> record : records) {
             ShardEvent event = ShardEventCodec.decode(record.value());
             if (event.getBody() instanceof SampleAssigned assigned) {
-                ids.add(assigned.getSample().getSampleId());
+                ids.add(keys.get(event.getLane() + "@" + assigned.getSourceOffset()));
             }
         }
         return ids;

@@ -50,6 +50,7 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.SaslAuthenticationException;
 import org.apache.kafka.common.errors.SslAuthenticationException;
+import org.apache.kafka.common.errors.AuthorizationException;
 import org.apache.kafka.common.errors.TopicAuthorizationException;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
@@ -163,8 +164,13 @@ class SecureStackTest {
         Map<String, Object> sink = client(StackPrincipal.SINK.scramClientConfig(clients), endpoints.bootstrapServers());
         Map<String, Object> ingest = client(StackPrincipal.INGEST.mtlsClientConfig(clients), stack.mtlsBootstrapServers().orElseThrow());
 
+        // The sink may DESCRIBE samples (it reads them), so the producer is refused one step later: at
+        // the idempotent producer's id, which needs a cluster permission it does not have either.
         assertThatThrownBy(() -> produce(sink, "samples")).as("sink writes samples")
-                .hasRootCauseInstanceOf(TopicAuthorizationException.class);
+                .hasRootCauseInstanceOf(AuthorizationException.class);
+        // It reads samples (the pipeline tests above prove it), but not the dead letters.
+        assertThatThrownBy(() -> readOne(sink, "samples-dlq")).as("sink reads samples-dlq")
+                .isInstanceOf(TopicAuthorizationException.class);
         assertThatThrownBy(() -> readOne(ingest, "shard-assignments")).as("ingest reads shard-assignments")
                 .isInstanceOf(TopicAuthorizationException.class);
         assertThatThrownBy(() -> deleteTopic(ingest, "samples")).as("ingest deletes samples")

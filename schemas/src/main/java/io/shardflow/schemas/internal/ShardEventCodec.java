@@ -17,7 +17,8 @@ import org.apache.avro.specific.SpecificDatumWriter;
  */
 public final class ShardEventCodec {
 
-    public static final byte FORMAT_V1 = 1;
+    /** Version 2: assignments name a samples record (partition = lane, offset) instead of carrying the sample. */
+    public static final byte FORMAT_V2 = 2;
 
     private static final SpecificDatumWriter<ShardEvent> WRITER = new SpecificDatumWriter<>(ShardEvent.class);
     private static final SpecificDatumReader<ShardEvent> READER = new SpecificDatumReader<>(ShardEvent.class);
@@ -27,7 +28,7 @@ public final class ShardEventCodec {
 
     public static byte[] encode(ShardEvent event) {
         ByteArrayOutputStream out = new ByteArrayOutputStream(256);
-        out.write(FORMAT_V1);
+        out.write(FORMAT_V2);
         BinaryEncoder encoder = EncoderFactory.get().binaryEncoder(out, null);
         try {
             WRITER.write(event, encoder);
@@ -42,7 +43,7 @@ public final class ShardEventCodec {
         if (bytes == null || bytes.length == 0) {
             throw new IllegalArgumentException("empty shard event");
         }
-        if (bytes[0] != FORMAT_V1) {
+        if (bytes[0] != FORMAT_V2) {
             throw new IllegalArgumentException("unknown shard event format version " + bytes[0]);
         }
         BinaryDecoder decoder = DecoderFactory.get().binaryDecoder(bytes, 1, bytes.length - 1, null);

@@ -15,6 +15,7 @@ import org.apache.kafka.common.TopicPartition;
  * the first record of a shard that is not yet durably in the commit log, because on a restart the
  * sink must read that shard again from its first sample. So the committable offset is the smallest
  * first offset among the partition's unfinished shards, or the next offset when none is open.
+ * Thread-safe: the poll loop moves it while a background commit asks it for the positions to record.
  */
 public final class OffsetTracker {
 
@@ -26,12 +27,12 @@ public final class OffsetTracker {
     private final Map<TopicPartition, Long> lastCommitted = new HashMap<>();
 
     /** A shard's first record was read at {@code offset}; it holds the partition back until finished. */
-    public void opened(TopicPartition partition, ShardId shard, long offset) {
+    public synchronized void opened(TopicPartition partition, ShardId shard, long offset) {
         unfinished.computeIfAbsent(partition, p -> new HashMap<>()).putIfAbsent(shard, offset);
     }
 
     /** The shard is durably committed (or was found committed already). */
-    public void finished(TopicPartition partition, ShardId shard) {
+    public synchronized void finished(TopicPartition partition, ShardId shard) {
         Map<ShardId, Long> open = unfinished.get(partition);
         if (open != null) {
             open.remove(shard);
@@ -39,12 +40,12 @@ public final class OffsetTracker {
     }
 
     /** Every record up to and including {@code offset} has been handled or is held by an unfinished shard. */
-    public void consumed(TopicPartition partition, long offset) {
+    public synchronized void consumed(TopicPartition partition, long offset) {
         nextOffset.merge(partition, offset + 1, Math::max);
     }
 
     /** Offsets that may be committed now and moved since the last call to {@link #markCommitted}. */
-    public Map<TopicPartition, OffsetAndMetadata> committable() {
+    public synchronized Map<TopicPartition, OffsetAndMetadata> committable() {
         Map<TopicPartition, OffsetAndMetadata> offsets = new TreeMap<>(BY_NAME);
         nextOffset.forEach((partition, next) -> {
             long safe = safeOffset(partition, next, Set.of());
@@ -61,7 +62,7 @@ public final class OffsetTracker {
      * whether or not it moved since the last consumer commit: the source positions a commit-log entry
      * records ("after this commit").
      */
-    public Map<TopicPartition, Long> positionsAfter(Collection<ShardId> finishing) {
+    public synchronized Map<TopicPartition, Long> positionsAfter(Collection<ShardId> finishing) {
         Map<TopicPartition, Long> positions = new TreeMap<>(BY_NAME);
         nextOffset.forEach((partition, next) -> positions.put(partition, safeOffset(partition, next, finishing)));
         return positions;
@@ -73,12 +74,12 @@ public final class OffsetTracker {
                 .mapToLong(Map.Entry::getValue).min().orElse(next);
     }
 
-    public void markCommitted(Map<TopicPartition, OffsetAndMetadata> offsets) {
+    public synchronized void markCommitted(Map<TopicPartition, OffsetAndMetadata> offsets) {
         offsets.forEach((partition, offset) -> lastCommitted.merge(partition, offset.offset(), Math::max));
     }
 
     /** Forgets a partition this instance no longer owns. */
-    public void forget(TopicPartition partition) {
+    public synchronized void forget(TopicPartition partition) {
         unfinished.remove(partition);
         nextOffset.remove(partition);
         lastCommitted.remove(partition);

@@ -9,7 +9,7 @@ import io.shardflow.dataset.spec.DatasetSpec;
 import io.shardflow.dataset.store.ObjectStore;
 import io.shardflow.dataset.retry.Retrier;
 import java.time.Clock;
-import java.util.HashMap;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -25,8 +25,9 @@ public final class ShardCommitter {
     private final Clock clock;
     private final Retrier retrier;
     private final String committerId;
-    private final Map<String, CommitLog> logs = new HashMap<>();
-    private final Map<String, DatasetSpec> specs = new HashMap<>();
+    // The poll loop asks isCommitted while a finishing round builds (spec) and commits on other threads.
+    private final Map<String, CommitLog> logs = new ConcurrentHashMap<>();
+    private final Map<String, DatasetSpec> specs = new ConcurrentHashMap<>();
 
     public ShardCommitter(ObjectStore store, Clock clock, Retrier retrier, String committerId) {
         this.store = store;
@@ -43,8 +44,10 @@ public final class ShardCommitter {
     public boolean isCommitted(ShardId shard) {
         CommitLog log = log(shard.dataset(), shard.version());
         // The first call per dataset version reads the whole log from the store: retried like every store call.
-        return retrier.call("read commit log of " + shard.dataset() + "/" + shard.version(),
-                () -> log.committedShard(shard.toString())).isPresent();
+        synchronized (log) {
+            return retrier.call("read commit log of " + shard.dataset() + "/" + shard.version(),
+                    () -> log.committedShard(shard.toString())).isPresent();
+        }
     }
 
     public DatasetSpec spec(String dataset, String version) {
@@ -53,15 +56,17 @@ public final class ShardCommitter {
         if (spec == null) {
             spec = retrier.call("read spec " + key, () -> catalog.spec(dataset, version))
                     .orElseThrow(() -> new IllegalStateException("dataset " + key + " has no spec in the catalog"));
-            specs.put(key, spec);
+            specs.putIfAbsent(key, spec);
         }
         return spec;
     }
 
     public CommitResult commit(String dataset, String version, List<ShardEntry> shards, Map<String, Long> sourceOffsets) {
         CommitLog log = log(dataset, version);
-        return retrier.call("commit " + shards.size() + " shards to " + dataset + "/" + version,
-                () -> log.commit(shards, committerId, sourceOffsets));
+        synchronized (log) {
+            return retrier.call("commit " + shards.size() + " shards to " + dataset + "/" + version,
+                    () -> log.commit(shards, committerId, sourceOffsets));
+        }
     }
 
     private CommitLog log(String dataset, String version) {

@@ -1,6 +1,7 @@
 package io.shardflow.sink.config;
 
 import io.shardflow.app.KafkaClientConfig;
+import io.shardflow.app.RegistryConfig;
 import io.shardflow.app.S3Config;
 import io.shardflow.app.ServiceConfig;
 import io.shardflow.dataset.shard.ShardFileWriter;
@@ -30,6 +31,10 @@ public final class SinkConfig extends AbstractConfig {
     public static final String BOOTSTRAP_SERVERS = "bootstrap.servers";
     public static final String GROUP_ID = "group.id";
     public static final String TOPIC_ASSIGNMENTS = "topic.assignments";
+    public static final String TOPIC_SAMPLES = "topic.samples";
+    public static final String REGISTRY_URL = "registry.url";
+    public static final String BUILD_THREADS = "build.threads";
+    public static final String SOURCE_READ_TIMEOUT_MS = "source.read.timeout.ms";
     public static final String SPOOL_DIR = "spool.dir";
     public static final String COMMITTER_ID = "committer.id";
     public static final String POLL_MS = "poll.ms";
@@ -49,6 +54,14 @@ public final class SinkConfig extends AbstractConfig {
                     "consumer group; instances with the same group share the shard-assignments partitions")
             .define(TOPIC_ASSIGNMENTS, Type.STRING, "shard-assignments", new ConfigDef.NonEmptyString(), Importance.MEDIUM,
                     "topic written by ingest-app")
+            .define(TOPIC_SAMPLES, Type.STRING, "samples", new ConfigDef.NonEmptyString(), Importance.MEDIUM,
+                    "topic the devices publish to; the sink reads the samples a shard's decisions name from it")
+            .define(REGISTRY_URL, Type.STRING, ConfigDef.NO_DEFAULT_VALUE, new ConfigDef.NonEmptyString(), Importance.HIGH,
+                    "Apicurio Registry v3 API URL, to decode samples records as ingest-app does")
+            .define(BUILD_THREADS, Type.INT, 2, Range.between(1, 64), Importance.LOW,
+                    "shards read, built and uploaded at once, off the poll thread; one samples-topic consumer each")
+            .define(SOURCE_READ_TIMEOUT_MS, Type.LONG, 60_000L, Range.atLeast(100), Importance.LOW,
+                    "longest wait for the broker while reading one shard's samples; past it the read counts as an outage")
             .define(SPOOL_DIR, Type.STRING, System.getProperty("java.io.tmpdir") + "/shardflow-spool", new ConfigDef.NonEmptyString(),
                     Importance.HIGH, "local directory for samples of open shards; one per instance")
             .define(COMMITTER_ID, Type.STRING, defaultCommitterId(), new ConfigDef.NonEmptyString(), Importance.LOW,
@@ -74,6 +87,7 @@ public final class SinkConfig extends AbstractConfig {
     static {
         S3Config.define(DEFINITION);
         KafkaClientConfig.define(DEFINITION);
+        RegistryConfig.define(DEFINITION);
         ServiceConfig.define(DEFINITION);
     }
 
@@ -116,17 +130,42 @@ public final class SinkConfig extends AbstractConfig {
         return KafkaClientConfig.clientSettings(this);
     }
 
+    /** The registry settings of the samples topic's deserializer (see {@link RegistryConfig}). */
+    public Map<String, Object> serdeSettings() {
+        return RegistryConfig.serdeSettings(this, getString(REGISTRY_URL));
+    }
+
+    /**
+     * Properties of the consumers that read samples by offset: no group and no offset commits (the
+     * decisions carry the offsets), committed data only, and a named offset that is gone is an error
+     * to report, never a reason to jump elsewhere.
+     */
+    public Properties sampleReaderProperties(int reader) {
+        Properties props = new Properties();
+        props.put(ConsumerConfig.CLIENT_ID_CONFIG, getString(GROUP_ID) + "-samples-" + reader);
+        props.putAll(kafkaClientSettings());
+        props.remove(ConsumerConfig.GROUP_ID_CONFIG);
+        return committedBytesOnly(props, "none");
+    }
+
     /** Consumer properties: read only committed transactions, commit offsets ourselves, start at the beginning. */
     public Properties consumerProperties() {
         Properties props = new Properties();
-        props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers());
         props.put(ConsumerConfig.GROUP_ID_CONFIG, getString(GROUP_ID));
         props.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 2000);
         props.putAll(kafkaClientSettings());
-        // Fixed: ingest-app writes transactionally and offsets may only move after a durable commit.
+        return committedBytesOnly(props, "earliest");
+    }
+
+    /**
+     * Fixed whatever the user passes: ingest-app writes transactionally, and offsets may only move
+     * after a durable commit, so only committed records are read and nothing commits on its own.
+     */
+    private Properties committedBytesOnly(Properties props, String offsetReset) {
+        props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers());
         props.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
         props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
-        props.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+        props.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, offsetReset);
         props.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
         props.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
         return props;

@@ -13,6 +13,8 @@ import io.shardflow.dataset.retry.Retrier;
 import java.io.UncheckedIOException;
 import java.time.Clock;
 import java.util.Map;
+import io.shardflow.sink.source.SourceRecordGoneException;
+import io.shardflow.sink.source.SourceUnavailableException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -32,6 +34,7 @@ public final class ShardQuarantine {
     private final Clock clock;
     private final String sinkId;
     private final Counter quarantined;
+    private final Counter sourceGone;
 
     public ShardQuarantine(ObjectStore store, Retrier retrier, Clock clock, String sinkId, MeterRegistry meters) {
         this.log = new QuarantineLog(store);
@@ -39,15 +42,18 @@ public final class ShardQuarantine {
         this.clock = clock;
         this.sinkId = sinkId;
         this.quarantined = meters.counter("shardflow.sink.shards.quarantined");
+        this.sourceGone = meters.counter("shardflow.sink.shards.source.gone");
     }
 
     /**
      * Whether a failure to build a shard is the shard's own fault. An object-store failure or a local
-     * disk error says nothing about the shard: it is retried like any outage, never quarantined.
+     * disk error says nothing about the shard, nor does a broker or registry that does not answer while
+     * the shard's samples are read: those are retried like any outage, never quarantined.
      */
     public static boolean isShardAtFault(RuntimeException failure) {
         for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
-            if (cause instanceof ObjectStoreException || cause instanceof UncheckedIOException) {
+            if (cause instanceof ObjectStoreException || cause instanceof UncheckedIOException
+                    || cause instanceof SourceUnavailableException) {
                 return false;
             }
         }
@@ -67,6 +73,10 @@ public final class ShardQuarantine {
                 detail, seal.getSampleCount(), seal.getSpecFingerprint(), sourceOffsets, sinkId, clock.instant());
         retrier.call("quarantine " + shard, () -> log.record(record));
         quarantined.increment();
+        if (failure instanceof SourceRecordGoneException) {
+            // Counted apart: it means the samples topic's retention is shorter than the sink's lag (docs/ARCHITECTURE.md § 5).
+            sourceGone.increment();
+        }
         LOG.error("shard {} cannot be built and is quarantined at {}; moving past it: {}", shard,
                 DatasetLayout.quarantineKey(shard), detail);
     }

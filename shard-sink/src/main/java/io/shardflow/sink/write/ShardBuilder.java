@@ -8,33 +8,36 @@ import io.shardflow.dataset.shard.ShardDigest;
 import io.shardflow.dataset.shard.ShardFileWriter;
 import io.shardflow.dataset.spec.DatasetSpec;
 import io.shardflow.schemas.Sample;
-import io.shardflow.schemas.Tensor;
 import io.shardflow.schemas.internal.SampleAssigned;
-import io.shardflow.schemas.internal.ShardEvent;
 import io.shardflow.schemas.internal.ShardEventCodec;
 import io.shardflow.schemas.internal.ShardSealed;
+import io.shardflow.sink.source.SampleSource;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.SortedSet;
+import java.util.TreeSet;
 
 /**
- * Turns a sealed shard's spooled assignments into an HDF5 file on local disk. The rows are ordered
- * by their assigned index and checked against the seal marker, so the file depends only on what
- * ingest-app committed to Kafka: a replay writes the very same bytes.
+ * Turns a sealed shard's spooled decisions into an HDF5 file on local disk. The decisions name the
+ * samples topic records that form the shard, each at its row index; the builder reads exactly those
+ * records from the topic ({@link SampleSource}), orders the rows by their assigned index and checks
+ * them against the seal marker, so the file depends only on what ingest-app committed to Kafka: a
+ * replay writes the very same bytes.
  */
 public final class ShardBuilder {
 
     private final ShardFileWriter writer;
     private final Path workDir;
+    private final SampleSource samples;
 
-    public ShardBuilder(ShardFileWriter writer, Path workDir) {
+    public ShardBuilder(ShardFileWriter writer, Path workDir, SampleSource samples) {
         this.writer = writer;
         this.workDir = workDir;
+        this.samples = samples;
     }
 
     public BuiltShard build(ShardId id, DatasetSpec spec, List<byte[]> spooled, ShardSealed seal) {
@@ -42,22 +45,25 @@ public final class ShardBuilder {
             throw new IllegalStateException("shard " + id + " was sealed for spec " + seal.getSpecFingerprint()
                     + " but the catalog holds " + spec.fingerprint());
         }
-        SampleRow[] rows = new SampleRow[seal.getSampleCount()];
-        long payload = 0;
-        for (byte[] record : spooled) {
-            ShardEvent event = ShardEventCodec.decode(record);
-            SampleAssigned assigned = (SampleAssigned) event.getBody();
-            int index = assigned.getIndex();
-            if (index < 0 || index >= rows.length || rows[index] != null) {
-                throw new IllegalStateException("shard " + id + " has a bad or repeated row index " + index
-                        + " for " + rows.length + " sealed samples");
-            }
-            rows[index] = toRow(assigned.getSample());
-            payload += rows[index].tensors().values().stream().mapToLong(b -> b.length).sum();
+        long[] sourceOffsets = sourceOffsetsByRow(id, spooled, seal.getSampleCount());
+        SortedSet<Long> named = new TreeSet<>();
+        for (long offset : sourceOffsets) {
+            named.add(offset);
         }
-        if (spooled.size() != rows.length) {
-            throw new IllegalStateException("shard " + id + " was sealed with " + rows.length + " samples but "
-                    + spooled.size() + " were assigned");
+        if (named.size() != sourceOffsets.length) {
+            throw new IllegalStateException("shard " + id + " names one samples record for two rows");
+        }
+        Map<Long, Sample> read = samples.read(id.lane(), named);
+        SampleRow[] rows = new SampleRow[sourceOffsets.length];
+        long payload = 0;
+        for (int index = 0; index < rows.length; index++) {
+            Sample sample = read.get(sourceOffsets[index]);
+            if (!sample.getDataset().equals(id.dataset()) || !sample.getVersion().equals(id.version())) {
+                throw new IllegalStateException("shard " + id + " row " + index + " names a record of " + sample.getDataset()
+                        + "/" + sample.getVersion() + " at offset " + sourceOffsets[index]);
+            }
+            rows[index] = SampleRows.of(sample, spec);
+            payload += rows[index].tensors().values().stream().mapToLong(b -> b.length).sum();
         }
         if (payload != seal.getPayloadBytes()) {
             throw new IllegalStateException("shard " + id + " holds " + payload + " payload bytes, seal marker says "
@@ -73,16 +79,25 @@ public final class ShardBuilder {
         return new BuiltShard(id, file, entry);
     }
 
-    static SampleRow toRow(Sample sample) {
-        Map<String, byte[]> tensors = new HashMap<>();
-        for (Tensor tensor : sample.getTensors()) {
-            ByteBuffer data = tensor.getData().duplicate();
-            byte[] bytes = new byte[data.remaining()];
-            data.get(bytes);
-            tensors.put(tensor.getName(), bytes);
+    /** The samples-topic offset of each row, from the spooled assignments; every row named exactly once. */
+    private static long[] sourceOffsetsByRow(ShardId id, List<byte[]> spooled, int sealedCount) {
+        if (spooled.size() != sealedCount) {
+            throw new IllegalStateException("shard " + id + " was sealed with " + sealedCount + " samples but "
+                    + spooled.size() + " were assigned");
         }
-        return new SampleRow(sample.getSampleId(), sample.getDeviceId(), sample.getProducedAt().toEpochMilli(), tensors,
-                sample.getAttributes());
+        long[] offsets = new long[sealedCount];
+        boolean[] seen = new boolean[sealedCount];
+        for (byte[] record : spooled) {
+            SampleAssigned assigned = (SampleAssigned) ShardEventCodec.decode(record).getBody();
+            int index = assigned.getIndex();
+            if (index < 0 || index >= sealedCount || seen[index]) {
+                throw new IllegalStateException("shard " + id + " has a bad or repeated row index " + index
+                        + " for " + sealedCount + " sealed samples");
+            }
+            seen[index] = true;
+            offsets[index] = assigned.getSourceOffset();
+        }
+        return offsets;
     }
 
     private static long size(Path file) {

@@ -21,6 +21,7 @@ class SinkConfigTest {
         settings.put("s3.access.key", "test");
         settings.put("s3.secret.key", "test-secret");
         settings.put("s3.bucket", "shardflow");
+        settings.put("registry.url", "http://127.0.0.1:8080/apis/registry/v3");
         return settings;
     }
 
@@ -60,6 +61,30 @@ class SinkConfigTest {
                 .isInstanceOf(ConfigException.class)
                 .hasMessageContaining("shard.writer")
                 .hasMessageContaining("netcdf");
+    }
+
+    @Test
+    void shouldNameTheRegistryUrlWhenItIsMissing() {
+        Map<String, Object> settings = minimal();
+        settings.remove("registry.url");
+
+        assertThatThrownBy(() -> new SinkConfig(settings))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("registry.url");
+    }
+
+    @Test
+    void shouldReadSamplesCommittedOnlyWithoutAGroupAndNeverJumpOverAGoneOffset() {
+        Map<String, Object> settings = minimal();
+        settings.put("kafka.group.id", "sneaky");
+        settings.put("kafka.auto.offset.reset", "earliest");
+
+        var props = new SinkConfig(settings).sampleReaderProperties(1);
+
+        assertThat(props).doesNotContainKey("group.id");
+        assertThat(props.get("auto.offset.reset")).isEqualTo("none");
+        assertThat(props.get("isolation.level")).isEqualTo("read_committed");
+        assertThat(props.get("enable.auto.commit")).isEqualTo(false);
     }
 
     @Test

@@ -38,9 +38,9 @@ class ShardBuilderTest {
         List<byte[]> spooled = List.of(
                 ShardEvents.assigned(id, 1, 11), ShardEvents.assigned(id, 0, 10), ShardEvents.assigned(id, 2, 12));
 
-        BuiltShard built = new ShardBuilder(new StreamingShardWriter(), tmp.resolve("streaming"))
+        BuiltShard built = new ShardBuilder(new StreamingShardWriter(), tmp.resolve("streaming"), ShardEvents.samplesTopic())
                 .build(id, spec, spooled, ShardEvents.seal(id, 3));
-        BuiltShard again = new ShardBuilder(new StreamingShardWriter(), tmp.resolve("again"))
+        BuiltShard again = new ShardBuilder(new StreamingShardWriter(), tmp.resolve("again"), ShardEvents.samplesTopic())
                 .build(id, spec, spooled, ShardEvents.seal(id, 3));
 
         assertThat(new ShardReader().read(built.file()).rows()).containsExactly(
@@ -137,7 +137,37 @@ class ShardBuilderTest {
         assertThatThrownBy(() -> builder("work").build(id, spec, spooled, ShardEvents.seal(id, 2)))
                 .isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining(id.toString())
-                .hasMessageContaining("row index 2 for 2 sealed samples");
+                .hasMessageContaining("sealed with 2 samples but 3 were assigned");
+    }
+
+    @Test
+    void shouldReadOnlyTheNamedRecordsWhateverTheGapsBetweenThem() throws Exception {
+        // Offsets 5, 9 and 30 of the samples partition; the records between were rejected or belong to other lanes.
+        List<byte[]> spooled = List.of(ShardEvents.assigned(id, 0, 30), ShardEvents.assigned(id, 1, 5), ShardEvents.assigned(id, 2, 9));
+
+        BuiltShard built = builder("work").build(id, spec, spooled, ShardEvents.seal(id, 3));
+
+        assertThat(new ShardReader().read(built.file()).rows()).containsExactly(
+                ShardEvents.expectedRow(30), ShardEvents.expectedRow(5), ShardEvents.expectedRow(9));
+    }
+
+    @Test
+    void shouldRefuseTwoRowsNamingOneRecord() {
+        List<byte[]> spooled = List.of(ShardEvents.assigned(id, 0, 7), ShardEvents.assigned(id, 1, 7));
+
+        assertThatThrownBy(() -> builder("work").build(id, spec, spooled, ShardEvents.seal(id, 2)))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("names one samples record for two rows");
+    }
+
+    @Test
+    void shouldRefuseARecordOfAnotherDatasetVersion() {
+        // Seed 1005 is a sample of the other version: the decision names the wrong record.
+        List<byte[]> spooled = List.of(ShardEvents.assigned(id, 0, 1005));
+
+        assertThatThrownBy(() -> builder("work").build(id, spec, spooled, ShardEvents.seal(id, 1)))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("names a record of cams/" + ShardEvents.OTHER_VERSION + " at offset 1005");
     }
 
     @Test
@@ -187,7 +217,7 @@ class ShardBuilderTest {
         Files.createDirectories(work);
         List<byte[]> spooled = List.of(ShardEvents.assigned(id, 0, 1));
 
-        assertThatThrownBy(() -> new ShardBuilder(new ShardWriter(), work).build(id, spec, spooled, ShardEvents.seal(id, 2)))
+        assertThatThrownBy(() -> new ShardBuilder(new ShardWriter(), work, ShardEvents.samplesTopic()).build(id, spec, spooled, ShardEvents.seal(id, 2)))
                 .isInstanceOf(IllegalStateException.class);
         try (var files = Files.list(work)) {
             assertThat(files).isEmpty();
@@ -195,6 +225,6 @@ class ShardBuilderTest {
     }
 
     private ShardBuilder builder(String dir) {
-        return new ShardBuilder(new ShardWriter(), tmp.resolve(dir));
+        return new ShardBuilder(new ShardWriter(), tmp.resolve(dir), ShardEvents.samplesTopic());
     }
 }

@@ -170,7 +170,7 @@ class ShardUploaderTest {
             spooled.add(ShardEvents.assigned(id, i, seeds[i]));
         }
         Path dir = run.equals("ours") || run.equals("replay") ? tmp.resolve("work") : tmp.resolve(run);
-        return new ShardBuilder(writer, dir).build(id, ShardEvents.spec(), spooled, ShardEvents.seal(id, seeds.length));
+        return new ShardBuilder(writer, dir, ShardEvents.samplesTopic()).build(id, ShardEvents.spec(), spooled, ShardEvents.seal(id, seeds.length));
     }
 
     private List<Path> workFiles() throws IOException {

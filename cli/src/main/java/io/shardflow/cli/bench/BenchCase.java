@@ -1,0 +1,65 @@
+package io.shardflow.cli.bench;
+
+import io.shardflow.stack.TopicSpec;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.ExecutionException;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.NewTopic;
+
+/**
+ * One measured case on a shared stack: its own topics, consumer groups and dataset, so that cases
+ * never see each other's records or offsets and each starts from empty topics.
+ */
+public record BenchCase(String name, int partitions) {
+
+    public static final String VERSION = "v1";
+
+    public BenchCase {
+        name = name.toLowerCase(Locale.ROOT).replaceAll("[^a-z0-9.-]", "-");
+    }
+
+    public String samplesTopic() {
+        return name + "-samples";
+    }
+
+    public String dlqTopic() {
+        return name + "-dlq";
+    }
+
+    public String assignmentsTopic() {
+        return name + "-assignments";
+    }
+
+    /** The raw baseline's topic: the same records, produced and consumed with nothing in between. */
+    public String rawTopic() {
+        return name + "-raw";
+    }
+
+    public String dataset() {
+        return name;
+    }
+
+    public String ingestApplicationId() {
+        return "shardflow-ingest-" + name;
+    }
+
+    public String sinkGroupId() {
+        return "shardflow-shard-sink-" + name;
+    }
+
+    /** Creates the case's topics with the configs of the stack's pipeline topics (see {@link TopicSpec#DEFAULTS}). */
+    public void createTopics(Admin admin) throws ExecutionException, InterruptedException {
+        String samplesMax = String.valueOf(TopicSpec.SAMPLES_MAX_MESSAGE_BYTES);
+        String derivedMax = String.valueOf(TopicSpec.DERIVED_MAX_MESSAGE_BYTES);
+        admin.createTopics(List.of(
+                new NewTopic(samplesTopic(), partitions, (short) 1)
+                        .configs(Map.of("max.message.bytes", samplesMax, "message.timestamp.type", "LogAppendTime")),
+                new NewTopic(rawTopic(), partitions, (short) 1)
+                        .configs(Map.of("max.message.bytes", samplesMax, "message.timestamp.type", "LogAppendTime")),
+                new NewTopic(dlqTopic(), 1, (short) 1).configs(Map.of("max.message.bytes", derivedMax)),
+                new NewTopic(assignmentsTopic(), partitions, (short) 1).configs(Map.of("max.message.bytes", derivedMax))))
+                .all().get();
+    }
+}

@@ -1,0 +1,49 @@
+package io.shardflow.cli.bench;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.OptionalDouble;
+
+/** CPU time and peak resident memory of a Linux process, read from /proc. */
+public final class ProcessMeter {
+
+    /** USER_HZ: /proc/PID/stat counts CPU time in these ticks; 100 on every Linux this runs on. */
+    private static final double TICKS_PER_SECOND = 100.0;
+
+    private ProcessMeter() {
+    }
+
+    /** utime + stime in seconds; empty once the process is gone. */
+    public static OptionalDouble cpuSeconds(long pid) {
+        try {
+            String stat = Files.readString(Path.of("/proc", Long.toString(pid), "stat"));
+            // the command name may hold spaces: fields are counted after its closing parenthesis
+            String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+            long utime = Long.parseLong(fields[11]);
+            long stime = Long.parseLong(fields[12]);
+            return OptionalDouble.of((utime + stime) / TICKS_PER_SECOND);
+        } catch (IOException | RuntimeException e) {
+            return OptionalDouble.empty();
+        }
+    }
+
+    /** VmHWM (peak resident set) in MB; empty once the process is gone. */
+    public static OptionalDouble peakRssMb(long pid) {
+        try {
+            for (String line : Files.readAllLines(Path.of("/proc", Long.toString(pid), "status"))) {
+                if (line.startsWith("VmHWM:")) {
+                    return OptionalDouble.of(Long.parseLong(line.replaceAll("[^0-9]", "")) * 1024 / 1e6);
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            // gone
+        }
+        return OptionalDouble.empty();
+    }
+
+    /** This JVM's own CPU time (the raw baselines' clients run here). */
+    public static double ownCpuSeconds() {
+        return cpuSeconds(ProcessHandle.current().pid()).orElse(0);
+    }
+}

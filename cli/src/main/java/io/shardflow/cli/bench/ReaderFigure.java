@@ -1,0 +1,88 @@
+package io.shardflow.cli.bench;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.shardflow.cli.Progress;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * P3, the Python reader against raw parallel GETs of the same shards, measured by the Python
+ * package's own script ({@code python3 -m shardflow.bench_read}) on a dataset the pipeline writes
+ * here. Where the checkout has no such script, P3 is recorded as not measured.
+ */
+public final class ReaderFigure implements Figure {
+
+    static final String SCRIPT = "python/shardflow/bench_read.py";
+    private static final String GOAL_COLD = ">= 0.8";
+    private static final String GOAL_LOADER = ">= 0.6";
+
+    @Override
+    public List<String> ids() {
+        return List.of("p3");
+    }
+
+    @Override
+    public void run(BenchContext context) throws Exception {
+        Path checkout = context.options().checkout();
+        if (!Files.isRegularFile(checkout.resolve(SCRIPT))) {
+            String why = "no " + SCRIPT + " in this checkout";
+            context.recorder().add(Measurement.notMeasured("P3", "Python reader cold vs raw parallel GET", context.s3(), GOAL_COLD, why));
+            context.recorder().add(Measurement.notMeasured("P3", "DataLoader, 2 workers, vs raw parallel GET", context.s3(), GOAL_LOADER, why));
+            return;
+        }
+        SampleShape shape = SampleShape.SMALL;
+        long samples = context.options().samples();
+        context.say("P3 Python reader on %d samples of %s, %s", samples, shape.name(), context.s3());
+        BenchCase benchCase = context.newCase("p3-read", 3, shape);
+        try (ServicePipeline pipeline = new ServicePipeline(context, benchCase,
+                ServicePipeline.Shape.throughput(1, context.options().shardSamples())).start();
+             Publishing publishing = new Publishing(context, benchCase.samplesTopic(), shape.samples(benchCase.dataset(), BenchCase.VERSION));
+             Progress progress = context.progress("P3 dataset", "samples", samples)) {
+            publishing.publish(0, samples, Progress.silent());
+            CommitWatch.await(context.commitLog(benchCase), samples, 0, pipeline, Duration.ofMinutes(15), progress);
+        }
+        Map<String, Object> output = runScript(context, checkout, benchCase);
+        context.recorder().readerOutput(output);
+        double raw = number(output, "raw_parallel_get_mb_s");
+        context.recorder().add(Measurement.againstBaseline("P3", "Python reader cold vs raw parallel GET", context.s3(),
+                number(output, "reader_cold_mb_s"), "MB/s", raw, "raw parallel GET", GOAL_COLD, 0.8, null));
+        context.recorder().add(Measurement.againstBaseline("P3", "DataLoader, 2 workers, vs raw parallel GET", context.s3(),
+                number(output, "dataloader_2_workers_mb_s"), "MB/s", raw, "raw parallel GET", GOAL_LOADER, 0.6, null));
+    }
+
+    @SuppressWarnings("unchecked")
+    private static Map<String, Object> runScript(BenchContext context, Path checkout, BenchCase benchCase) throws Exception {
+        ProcessBuilder builder = new ProcessBuilder("python3", "-m", "shardflow.bench_read", "--endpoint", context.endpoints().s3Endpoint(),
+                "--bucket", context.endpoints().bucket(), "--dataset", benchCase.dataset(), "--version", BenchCase.VERSION, "--json");
+        builder.directory(checkout.toFile());
+        Map<String, String> env = builder.environment();
+        env.put("PYTHONPATH", checkout.resolve("python").toString());
+        env.put("SHARDFLOW_S3_ENDPOINT", context.endpoints().s3Endpoint());
+        env.put("SHARDFLOW_S3_ACCESS_KEY", context.endpoints().s3AccessKey());
+        env.put("SHARDFLOW_S3_SECRET_KEY", context.endpoints().s3SecretKey());
+        env.put("AWS_ACCESS_KEY_ID", context.endpoints().s3AccessKey());
+        env.put("AWS_SECRET_ACCESS_KEY", context.endpoints().s3SecretKey());
+        Path errors = context.caseDir(benchCase).resolve("bench_read.log");
+        Files.createDirectories(errors.getParent());
+        builder.redirectError(errors.toFile());
+        Process process = builder.start();
+        byte[] stdout = process.getInputStream().readAllBytes();
+        if (!process.waitFor(15, TimeUnit.MINUTES) || process.exitValue() != 0) {
+            throw new IllegalStateException("python3 -m shardflow.bench_read failed; see " + errors);
+        }
+        return new ObjectMapper().readValue(new String(stdout, StandardCharsets.UTF_8), Map.class);
+    }
+
+    private static double number(Map<String, Object> output, String key) {
+        Object value = output.get(key);
+        if (!(value instanceof Number number)) {
+            throw new IllegalStateException("bench_read printed no number for " + key);
+        }
+        return number.doubleValue();
+    }
+}

@@ -1,0 +1,191 @@
+"""Download-ahead of one reader's shards: a bounded number in flight, big ones as parallel ranged GETs.
+
+A reader schedules the shard it is about to decode and the next ``depth`` of its own order; each is
+taken from the verified cache, or downloaded into one buffer of exactly the size the commit log
+gives (the cache file itself, mapped, so the cache costs no second copy; memory without a cache): in one GET below ``range_threshold`` bytes, else as ranges of ``range_size`` bytes fetched in
+parallel straight into their place in that buffer (no reassembly copy). The part that finishes last
+verifies the SHA-256, moves the file into the cache and hands the bytes to the reader (when the
+cache file could not be made, one writer thread writes it afterwards), so no GET thread waits for
+another task, and the GETs in flight never exceed ``depth`` (one pool of ``depth`` threads runs
+every GET).
+
+What is scheduled never changes what is read: the order comes from the stream alone, and a shard
+that was not scheduled (``depth`` 0) is fetched on the spot, its ranges one after another.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from concurrent.futures import Future, ThreadPoolExecutor
+from typing import Dict, List, Optional, Sequence, Tuple
+
+from shardflow.cache import Buffer, PartFile, ShardCache
+from shardflow.log import ShardEntry
+from shardflow.store import ObjectStore
+
+log = logging.getLogger(__name__)
+
+DEFAULT_PREFETCH = 4
+"""Shards downloaded ahead of the one being decoded, and GETs in flight, per reader."""
+DEFAULT_RANGE_SIZE = 8 << 20
+DEFAULT_RANGE_THRESHOLD = 16 << 20
+
+
+def check_fetch_options(prefetch: int, range_size: int, range_threshold: int) -> None:
+    if prefetch < 0:
+        raise ValueError(f"prefetch must be >= 0 shards, got {prefetch}")
+    if range_size < 1:
+        raise ValueError(f"range_size must be >= 1 byte, got {range_size}")
+    if range_threshold < 1:
+        raise ValueError(f"range_threshold must be >= 1 byte, got {range_threshold}")
+
+
+def byte_ranges(size: int, range_size: int, range_threshold: int) -> List[Tuple[int, int]]:
+    """``(start, length)`` of each GET for an object of ``size`` bytes: one below the threshold."""
+    if size < range_threshold or size <= range_size:
+        return [(0, size)]
+    return [(start, min(range_size, size - start)) for start in range(0, size, range_size)]
+
+
+class _Download:
+    """One shard being downloaded in parts; the last part to finish completes ``result``."""
+
+    def __init__(self, shard: ShardEntry, parts: int, result: Future, part: Optional[PartFile]):
+        self.shard = shard
+        self.part = part
+        self.buffer = part.map if part is not None else bytearray(shard.bytes)
+        self.result = result
+        self._left = parts
+        self._lock = threading.Lock()
+        self.wrong_size = False
+        self.error: Optional[BaseException] = None
+
+    def part_done(self, size: int, error: Optional[BaseException]) -> bool:
+        """Records one finished part; True for the last one."""
+        with self._lock:
+            if error is not None and self.error is None:
+                self.error = error
+            if size != self.shard.bytes:
+                self.wrong_size = True
+            self._left -= 1
+            return self._left == 0
+
+
+class ShardFetcher:
+    """Verified shard bytes for one reader, ``depth`` shards ahead. Not shared between processes:
+    make it where it is used (a DataLoader worker makes its own, with its own threads)."""
+
+    def __init__(self, cache: ShardCache, store: ObjectStore, depth: int = DEFAULT_PREFETCH,
+                 range_size: int = DEFAULT_RANGE_SIZE, range_threshold: int = DEFAULT_RANGE_THRESHOLD):
+        check_fetch_options(depth, range_size, range_threshold)
+        self._cache = cache
+        self._store = store
+        self._range_size = range_size
+        self._range_threshold = range_threshold
+        self.depth = depth
+        self._pool = ThreadPoolExecutor(depth, thread_name_prefix="shardflow-fetch") if depth > 0 else None
+        self._writer = ThreadPoolExecutor(1, thread_name_prefix="shardflow-cache-write") if depth > 0 else None
+        self._writes = threading.BoundedSemaphore(depth + 1)
+        self._pending: Dict[str, Future] = {}
+
+    def schedule(self, shards: Sequence[ShardEntry]) -> None:
+        """Starts fetching these shards (the next to be read first), at most ``depth + 1`` pending."""
+        if self._pool is None:
+            return
+        for shard in shards:
+            if len(self._pending) > self.depth:
+                return
+            if shard.shard_id not in self._pending:
+                result: Future = Future()
+                self._pending[shard.shard_id] = result
+                self._pool.submit(self._start, shard, result)
+
+    def pending(self) -> List[str]:
+        """Ids of the shards scheduled and not yet taken, in schedule order."""
+        return list(self._pending)
+
+    def get(self, shard: ShardEntry) -> Buffer:
+        """The shard's verified bytes (a writable buffer the caller owns: a private mapping of the
+        cache file, or memory), fetched now if it was not scheduled."""
+        result = self._pending.pop(shard.shard_id, None)
+        if result is None:
+            result = Future()
+            self._start(shard, result, inline=True)
+        return result.result()
+
+    def close(self) -> None:
+        """Drops what has not started and waits for the GETs and cache writes under way, so no
+        thread of this reader outlives it."""
+        if self._pool is not None:
+            self._pool.shutdown(wait=True, cancel_futures=True)
+            self._writer.shutdown(wait=True)
+            self._pending.clear()
+
+    def _start(self, shard: ShardEntry, result: Future, inline: bool = False) -> None:
+        try:
+            cached = self._cache.lookup(shard)
+            if cached is not None:
+                result.set_result(cached)
+                return
+            parts = byte_ranges(shard.bytes, self._range_size, self._range_threshold)
+            download = _Download(shard, len(parts), result, self._cache.open_part(shard))
+            for part in parts[1:]:
+                if inline:
+                    self._part(download, part)
+                else:
+                    self._pool.submit(self._part, download, part)
+            self._part(download, parts[0])
+        except BaseException as e:  # noqa: BLE001 - handed to the reader, raised where it waits
+            if not result.done():
+                result.set_exception(e)
+
+    def _part(self, download: _Download, part: Tuple[int, int]) -> None:
+        start, length = part
+        size, error = -1, None
+        try:
+            size = self._store.read_into(download.shard.object_key, memoryview(download.buffer)[start:start + length],
+                                         start)
+        except BaseException as e:  # noqa: BLE001
+            error = e
+        if download.part_done(size, error):
+            self._finish(download)
+
+    def _finish(self, download: _Download) -> None:
+        try:
+            if download.error is not None or download.wrong_size:
+                if download.part is not None:
+                    download.part.discard()
+                if download.error is not None:
+                    raise download.error
+                # The object is not the size the log gives: fetch it whole so the error reports what it is.
+                download.result.set_result(self._cache.read(download.shard, self._store))
+            elif download.part is not None:
+                # Downloaded straight into the cache file: verified and moved into place, nothing to write.
+                download.result.set_result(self._cache.admit_part(download.shard, download.part))
+            else:
+                self._cache.check_download(download.shard, download.buffer)
+                download.result.set_result(download.buffer)
+                self._write_later(download.shard, download.buffer)
+        except BaseException as e:  # noqa: BLE001
+            download.result.set_exception(e)
+
+    def _write_later(self, shard: ShardEntry, data: bytearray) -> None:
+        """Caches verified bytes on the writer thread, so this GET thread goes on downloading;
+        blocks while ``depth + 1`` writes are queued (the writes hold their buffers)."""
+        if self._writer is None:
+            self._cache.keep(shard, data)
+            return
+        self._writes.acquire()
+        try:
+            self._writer.submit(self._keep, shard, data)
+        except RuntimeError:  # closed meanwhile: nothing more is cached
+            self._writes.release()
+
+    def _keep(self, shard: ShardEntry, data: bytearray) -> None:
+        try:
+            self._cache.keep(shard, data)
+        except Exception as e:  # noqa: BLE001 - a cache that cannot be written must not stop training
+            log.warning("Cannot cache shard %s: %s", shard.shard_id, e)
+        finally:
+            self._writes.release()
