@@ -1,6 +1,7 @@
-"""The commit log (``log/``): each entry adds shards and so makes a new immutable snapshot.
+"""The commit log (``log/``): each entry makes a new immutable snapshot.
 
-Snapshot ``n`` is the shards of entries ``1..n`` in entry order (dataset/FORMAT.md, "Snapshots").
+Snapshot ``n`` is the shards entries ``1..n`` added, in entry order, minus those a ``replace`` or
+``delete`` entry among them removed (dataset/FORMAT.md, "Snapshots" and "Entry kinds").
 Readers never list ``shards/``: every shard, with its size and SHA-256, comes from the log.
 
 :func:`load_snapshot` is the one place that turns a snapshot id into its shard list. It starts from
@@ -16,17 +17,19 @@ import json
 import logging
 import threading
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from dataclasses import dataclass, field
+from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
 
 from shardflow import layout
-from shardflow.formatjson import FORMAT_VERSION, load_format_json
+from shardflow.formatjson import FORMAT_VERSION
 from shardflow.errors import FormatError, SnapshotNotFoundError
 from shardflow.store import ObjectStore
 
 CATCH_UP_THRESHOLD = 32
 """A reader that finds more new entries than this looks for a checkpoint to skip them (as Java's)."""
 _READ_THREADS = 16
+ENTRY_FORMAT_VERSIONS = (1, 2)
+"""1: append entries (and whole-snapshot checkpoints); 2: the other entry kinds (and checkpoint segments)."""
 
 log = logging.getLogger(__name__)
 
@@ -55,6 +58,10 @@ class CommitEntry:
     committer: str
     committed_at: str
     added_shards: Tuple[ShardEntry, ...]
+    kind: str = "append"
+    """append, replace, delete, tag, retention or expire."""
+    removed_shards: Tuple[str, ...] = ()
+    details: Dict[str, str] = field(default_factory=dict, compare=False)
 
 
 @dataclass(frozen=True)
@@ -65,6 +72,13 @@ class Snapshot:
     version: str
     snapshot_id: int
     shards: Tuple[ShardEntry, ...]
+    removal_ids: Tuple[int, ...] = ()
+    """Ids of the entries 1..snapshot_id that removed shards: an older snapshot is a prefix of this
+    one only if none of them lies between the two."""
+    non_append_ids: frozenset = frozenset()
+    """Ids of the entries 1..snapshot_id that are not appends (their shards hold no new rows)."""
+    expired_ids: frozenset = frozenset()
+    """Snapshots an expire entry among 1..snapshot_id took out of the live view."""
 
     @property
     def sample_count(self) -> int:
@@ -76,17 +90,74 @@ class Snapshot:
 
 
 def parse_commit_entry(data: bytes, where: str) -> CommitEntry:
-    """Parses one entry; unknown fields are ignored, another ``formatVersion`` is refused."""
-    root = load_format_json(data, where)
+    """Parses one entry; unknown fields are ignored, an unknown ``formatVersion`` is refused."""
+    try:
+        root = json.loads(data)
+    except ValueError as e:
+        raise FormatError(f"{where} is not JSON: {e}") from None
+    return entry_from_json(root, where)
+
+
+def entry_from_json(root: Any, where: str) -> CommitEntry:
+    """An entry from its JSON object (log entries and checkpoint segments embed the same object)."""
+    if not isinstance(root, dict) or root.get("formatVersion") not in ENTRY_FORMAT_VERSIONS:
+        found = root.get("formatVersion") if isinstance(root, dict) else None
+        raise FormatError(f"{where} has formatVersion {found!r}, this reader understands only "
+                          f"{ENTRY_FORMAT_VERSIONS}: upgrade shardflow")
     try:
         snapshot_id = _int(root["snapshotId"])
         shards = tuple(_shard(node, snapshot_id) for node in root["addedShards"])
-        entry = CommitEntry(snapshot_id, str(root["committer"]), str(root["committedAt"]), shards)
-    except (KeyError, TypeError, ValueError) as e:
+        kind = str(root.get("kind", "append"))
+        removed = tuple(str(i) for i in root.get("removedShards", ()))
+        details = {str(k): str(v) for k, v in root.get("details", {}).items()}
+        entry = CommitEntry(snapshot_id, str(root["committer"]), str(root["committedAt"]), shards, kind, removed,
+                            details)
+    except (KeyError, TypeError, ValueError, AttributeError) as e:
         raise FormatError(f"{where} lacks or misstates field {e}") from None
-    if not shards:
+    if kind not in ("append", "replace", "delete", "tag", "retention", "expire"):
+        raise FormatError(f"{where} has unknown kind {kind!r}: upgrade shardflow")
+    if kind == "append" and not shards:
         raise FormatError(f"{where} adds no shards")
     return entry
+
+
+def apply_entries(start: Snapshot, entries: Iterable[CommitEntry]) -> Snapshot:
+    """``start`` followed by ``entries`` (the next ids, in order): removals first, then additions."""
+    shards = list(start.shards)
+    removal_ids = list(start.removal_ids)
+    non_append = set(start.non_append_ids)
+    expired = set(start.expired_ids)
+    snapshot_id = start.snapshot_id
+    for entry in entries:
+        if entry.snapshot_id != snapshot_id + 1:
+            raise FormatError(f"entry {entry.snapshot_id} of {start.dataset}/{start.version} follows {snapshot_id}")
+        snapshot_id = entry.snapshot_id
+        if entry.removed_shards:
+            gone = set(entry.removed_shards)
+            kept = [s for s in shards if s.shard_id not in gone]
+            if len(shards) - len(kept) != len(gone):
+                raise FormatError(f"commit log of {start.dataset}/{start.version} is corrupt: entry {snapshot_id} "
+                                  f"removes shards that are not in snapshot {snapshot_id - 1}")
+            shards = kept
+            removal_ids.append(snapshot_id)
+        if entry.kind != "append":
+            non_append.add(snapshot_id)
+        if entry.kind == "expire":
+            expired.update(parse_ranges(entry.details.get("expired", "")))
+        shards.extend(entry.added_shards)
+    if snapshot_id > start.snapshot_id:
+        _check_unique(start.dataset, start.version, shards)
+    return Snapshot(start.dataset, start.version, snapshot_id, tuple(shards), tuple(removal_ids),
+                    frozenset(non_append), frozenset(expired))
+
+
+def parse_ranges(text: str) -> List[int]:
+    """``"1-5,7"`` (how an expire entry lists snapshot ids) as ``[1, 2, 3, 4, 5, 7]``."""
+    ids: List[int] = []
+    for part in filter(None, text.split(",")):
+        first, _, last = part.partition("-")
+        ids.extend(range(int(first), int(last or first) + 1))
+    return ids
 
 
 def entry_to_json(entry: CommitEntry, source_offsets: Optional[Dict[str, int]] = None) -> Dict[str, Any]:
@@ -171,26 +242,63 @@ def find_checkpoint(store: ObjectStore, dataset: str, version: str, at_most: Opt
     if snapshot_id is None or (at_most is not None and snapshot_id > at_most):
         log.warning("Ignoring %s: not a checkpoint of %s/%s at or before snapshot %s", key, dataset, version, at_most)
         return None
-    data = store.get(key)
-    if data is None:
-        log.warning("Checkpoint %s was listed but cannot be read; reading log entries instead", key)
-        return None
     try:
-        return parse_checkpoint(data, key, dataset, version, snapshot_id)
+        return load_checkpoint(store, dataset, version, snapshot_id)
     except FormatError as e:
         log.warning("Ignoring unusable checkpoint: %s; reading log entries instead", e)
         return None
+
+
+def load_checkpoint(store: ObjectStore, dataset: str, version: str, snapshot_id: int) -> Snapshot:
+    """The snapshot checkpoint ``snapshot_id`` stands for. Version 2 (a segment: entries
+    ``base+1..id``) is applied on top of the checkpoint at ``base``, fetched by key; version 1 (a
+    whole snapshot) ends the chain. Raises FormatError if a link is missing or invalid."""
+    segments = []
+    next_id = snapshot_id
+    start = Snapshot(dataset, version, 0, ())
+    while next_id > 0:
+        key = layout.checkpoint_key(dataset, version, next_id)
+        data = store.get(key)
+        if data is None:
+            raise FormatError(f"checkpoint {key} is missing")
+        root = _gunzip_json(data, key)
+        if root.get("formatVersion") == FORMAT_VERSION:
+            start = parse_checkpoint(data, key, dataset, version, next_id)
+            break
+        if root.get("formatVersion") != 2:
+            raise FormatError(f"{key} has formatVersion {root.get('formatVersion')!r}: upgrade shardflow")
+        try:
+            if (root["dataset"], root["version"], _int(root["snapshotId"])) != (dataset, version, next_id):
+                raise FormatError(f"{key} describes snapshot {root['snapshotId']} of {root['dataset']}/{root['version']}")
+            base = _int(root["base"])
+            entries = [entry_from_json(node, key) for node in root["entries"]]
+        except (KeyError, TypeError, ValueError) as e:
+            raise FormatError(f"{key} lacks or misstates field {e}") from None
+        if not 0 <= base < next_id or [e.snapshot_id for e in entries] != list(range(base + 1, next_id + 1)):
+            raise FormatError(f"{key} does not hold entries {base + 1}..{next_id}")
+        segments.append(entries)
+        next_id = base
+    for entries in reversed(segments):
+        start = apply_entries(start, entries)
+    return start
+
+
+def _gunzip_json(data: bytes, where: str) -> Dict[str, Any]:
+    try:
+        root = json.loads(gzip.decompress(data))
+    except (OSError, EOFError, ValueError) as e:
+        raise FormatError(f"{where} is not gzip-compressed JSON: {e}") from None
+    if not isinstance(root, dict):
+        raise FormatError(f"{where} is not a JSON object")
+    return root
 
 
 def parse_checkpoint(data: bytes, where: str, dataset: str, version: str, snapshot_id: int) -> Snapshot:
     """Gzip-compressed JSON: ``formatVersion`` (1), ``dataset``, ``version``, ``snapshotId``,
     ``sourceOffsets``, ``commits`` (one ``{snapshotId, committer, committedAt, addedShardCount}`` per
     entry, in id order) and ``shards`` (every shard in entry order, fields as in ``addedShards``)."""
-    try:
-        root = json.loads(gzip.decompress(data))
-    except (OSError, EOFError, ValueError) as e:
-        raise FormatError(f"{where} is not gzip-compressed JSON: {e}") from None
-    found = root.get("formatVersion") if isinstance(root, dict) else None
+    root = _gunzip_json(data, where)
+    found = root.get("formatVersion")
     if found != FORMAT_VERSION:
         raise FormatError(f"{where} has formatVersion {found!r}, this reader understands only {FORMAT_VERSION}")
     try:
@@ -224,7 +332,10 @@ def load_snapshot(store: ObjectStore, dataset: str, version: str, snapshot_id: O
     if snapshot_id is not None and snapshot_id < 0:
         raise ValueError(f"snapshot ids are >= 0, got {snapshot_id}")
     if base is not None and snapshot_id is not None and base.snapshot_id >= snapshot_id:
-        return _prefix(base, snapshot_id)
+        older = _prefix(base, snapshot_id)
+        if older is not None:
+            return older
+        base = None  # a replace or delete came later: read that snapshot from its own checkpoint and entries
     start = base if base is not None else Snapshot(dataset, version, 0, ())
     if base is None:
         start = find_checkpoint(store, dataset, version, snapshot_id) or start
@@ -233,25 +344,26 @@ def load_snapshot(store: ObjectStore, dataset: str, version: str, snapshot_id: O
     if base is not None and snapshot_id - start.snapshot_id > CATCH_UP_THRESHOLD:
         jump = find_checkpoint(store, dataset, version, snapshot_id)
         if jump is not None and jump.snapshot_id > start.snapshot_id:
-            if jump.shards[:len(base.shards)] != base.shards:
+            if _prefix(jump, base.snapshot_id) is not None and _prefix(jump, base.snapshot_id).shards != base.shards:
                 raise FormatError(f"checkpoint {jump.snapshot_id} of {dataset}/{version} disagrees with log entries "
                                   f"1..{base.snapshot_id}: verify the dataset version")
             start = jump
-    shards = list(start.shards)
-    for entry in read_entries(store, dataset, version, start.snapshot_id + 1, snapshot_id):
-        shards.extend(entry.added_shards)
-    if len(shards) > len(start.shards):
-        _check_unique(dataset, version, shards)
-    return Snapshot(dataset, version, snapshot_id, tuple(shards))
+    return apply_entries(start, read_entries(store, dataset, version, start.snapshot_id + 1, snapshot_id))
 
 
-def _prefix(snapshot: Snapshot, snapshot_id: int) -> Snapshot:
-    """An older snapshot of the same log: its shards are a prefix (each shard knows its snapshot)."""
+def _prefix(snapshot: Snapshot, snapshot_id: int) -> Optional[Snapshot]:
+    """An older snapshot of the same log, when it is a prefix of this one (no entry after it removed
+    a shard; each shard knows its snapshot); None otherwise."""
     if snapshot_id == snapshot.snapshot_id:
         return snapshot
+    if any(r > snapshot_id for r in snapshot.removal_ids):
+        return None
     ids = [s.snapshot_id for s in snapshot.shards]
     return Snapshot(snapshot.dataset, snapshot.version, snapshot_id,
-                    snapshot.shards[:bisect.bisect_right(ids, snapshot_id)])
+                    snapshot.shards[:bisect.bisect_right(ids, snapshot_id)],
+                    tuple(r for r in snapshot.removal_ids if r <= snapshot_id),
+                    frozenset(i for i in snapshot.non_append_ids if i <= snapshot_id),
+                    frozenset())
 
 
 def read_entries(store: ObjectStore, dataset: str, version: str, first: int, last: int) -> List[CommitEntry]:
@@ -318,17 +430,21 @@ class CommitLog:
             snapshot = load_snapshot(self.store, self.dataset, self.version, snapshot_id, base=base)
             if snapshot.snapshot_id > self._newest.snapshot_id:
                 self._newest = snapshot
+            if snapshot.snapshot_id in self._newest.expired_ids:
+                raise SnapshotNotFoundError(f"snapshot {snapshot.snapshot_id} of {self.dataset}/{self.version} has "
+                                            f"expired (dataset expire); its shards may be deleted")
             return snapshot
 
     def added_by(self, snapshot_id: int) -> Optional[Tuple[ShardEntry, ...]]:
-        """The shards entry ``snapshot_id`` added, or None if it is not committed yet. Entries not
-        read before are fetched by key, one GET each, without listing: cheap enough to poll."""
+        """The shards with new rows entry ``snapshot_id`` added (none for entries other than appends:
+        a replace or delete re-adds rows already there), or None if it is not committed yet. Entries
+        not read before are fetched by key, one GET each, without listing: cheap enough to poll."""
         with self._lock:
             while self._newest.snapshot_id < snapshot_id:
                 entry = read_entry(self.store, self.dataset, self.version, self._newest.snapshot_id + 1)
                 if entry is None:
                     return None
-                shards = self._newest.shards + entry.added_shards
-                _check_unique(self.dataset, self.version, shards)
-                self._newest = Snapshot(self.dataset, self.version, entry.snapshot_id, shards)
+                self._newest = apply_entries(self._newest, [entry])
+            if snapshot_id in self._newest.non_append_ids:
+                return ()
             return tuple(s for s in self._newest.shards if s.snapshot_id == snapshot_id)

@@ -69,9 +69,9 @@ def test_should_return_every_value_that_was_written(built):
 def test_should_refuse_a_commit_entry_of_an_unknown_format_version(built):
     path = built.store.path(commit_key("cams", "v1", 2))
     entry = json.load(open(path))
-    entry["formatVersion"] = 2
+    entry["formatVersion"] = 3
     json.dump(entry, open(path, "w"))
-    with pytest.raises(FormatError, match="formatVersion 2"):
+    with pytest.raises(FormatError, match="formatVersion 3"):
         open_dataset(built)
 
 

@@ -26,7 +26,8 @@ import picocli.CommandLine.Option;
         description = "Create, list, inspect, verify and compare datasets.",
         subcommands = {DatasetCommand.Create.class, DatasetCommand.ListDatasets.class, DatasetCommand.Show.class,
                 DatasetSnapshotsCommand.class, DatasetVerifyCommand.class, DatasetDiffCommand.class,
-                DatasetQuarantineCommand.class})
+                DatasetQuarantineCommand.class, DatasetTagCommand.class, DatasetRetentionCommand.class,
+                DatasetCompactCommand.class, DatasetExpireCommand.class, DatasetDeleteCommand.class})
 final class DatasetCommand {
 
     static ObjectStore store(Endpoints endpoints) {

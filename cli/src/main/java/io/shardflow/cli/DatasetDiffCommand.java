@@ -28,12 +28,15 @@ final class DatasetDiffCommand extends DatasetVersionSubcommand {
     public Integer call() {
         requireSpec(name, version);
         if (from > to) {
-            throw new IllegalArgumentException("snapshots only grow: A (" + from + ") must not be after B (" + to + ")");
+            throw new IllegalArgumentException("A (" + from + ") must not be after B (" + to + "): diff compares an older snapshot with a newer one");
         }
         CommitLog log = log(name, version);
         Snapshot b = log.snapshot(to);
         Snapshot a = log.snapshot(from);
-        List<ShardEntry> added = b.shards().subList(a.shards().size(), b.shards().size());
+        java.util.Set<String> inA = a.shards().stream().map(ShardEntry::shardId).collect(java.util.stream.Collectors.toSet());
+        java.util.Set<String> inB = b.shards().stream().map(ShardEntry::shardId).collect(java.util.stream.Collectors.toSet());
+        List<ShardEntry> added = b.shards().stream().filter(s -> !inA.contains(s.shardId())).toList();
+        List<ShardEntry> removed = a.shards().stream().filter(s -> !inB.contains(s.shardId())).toList();
         List<DatasetSnapshotsCommand.Row> commits = DatasetSnapshotsCommand.rows(log).stream()
                 .filter(r -> r.snapshotId() > from && r.snapshotId() <= to).toList();
         long samples = added.stream().mapToLong(ShardEntry::sampleCount).sum();
@@ -48,6 +51,8 @@ final class DatasetDiffCommand extends DatasetVersionSubcommand {
             view.put("shardsAdded", added.size());
             view.put("samplesAdded", samples);
             view.put("bytesAdded", bytes);
+            view.put("shardsRemoved", removed.size());
+            view.put("samplesRemoved", removed.stream().mapToLong(ShardEntry::sampleCount).sum());
             view.put("commits", commits);
             view.put("shards", added);
             out.println(JsonOutput.write(view));

@@ -24,7 +24,7 @@ final class DatasetSnapshotsCommand extends DatasetVersionSubcommand {
 
     /** One snapshot as the command shows it. */
     record Row(long snapshotId, Instant committedAt, String committer, int shardsAdded, long samplesAdded, long bytesAdded,
-               int totalShards, long totalSamples) {
+               int totalShards, long totalSamples, String kind, int shardsRemoved, long samplesRemoved) {
     }
 
     @Override
@@ -61,9 +61,8 @@ final class DatasetSnapshotsCommand extends DatasetVersionSubcommand {
     static List<Row> rows(CommitLog log) {
         Snapshot latest = log.latest();
         List<CommitInfo> history = log.history();
-        List<ShardEntry> shards = latest.shards();
         List<Row> rows = new ArrayList<>(history.size());
-        int next = 0;
+        int totalShards = 0;
         long totalSamples = 0;
         for (CommitInfo commit : history) {
             if (commit.snapshotId() > latest.snapshotId()) {
@@ -71,14 +70,20 @@ final class DatasetSnapshotsCommand extends DatasetVersionSubcommand {
             }
             long samples = 0;
             long bytes = 0;
-            for (ShardEntry shard : shards.subList(next, next + commit.addedShardCount())) {
+            for (ShardEntry shard : log.addedBy(commit.snapshotId())) {
                 samples += shard.sampleCount();
                 bytes += shard.bytes();
             }
-            next += commit.addedShardCount();
-            totalSamples += samples;
+            long removedSamples = 0;
+            if (commit.removedShardCount() > 0) {
+                for (String removed : log.entry(commit.snapshotId()).removedShards()) {
+                    removedSamples += log.committedShard(removed).map(ShardEntry::sampleCount).orElse(0);
+                }
+            }
+            totalShards += commit.addedShardCount() - commit.removedShardCount();
+            totalSamples += samples - removedSamples;
             rows.add(new Row(commit.snapshotId(), commit.committedAt(), commit.committer(), commit.addedShardCount(), samples,
-                    bytes, next, totalSamples));
+                    bytes, totalShards, totalSamples, commit.kind().wireName(), commit.removedShardCount(), removedSamples));
         }
         return rows;
     }

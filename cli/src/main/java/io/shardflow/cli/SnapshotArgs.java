@@ -15,7 +15,9 @@ final class SnapshotArgs {
     @Option(names = "--snapshot", description = "snapshot id (default: latest)")
     Long snapshotId;
 
+    /** Reads the whole log first: an expire entry after snapshot N is what says N has expired. */
     Snapshot in(CommitLog log) {
-        return snapshotId == null ? log.latest() : log.snapshot(snapshotId);
+        Snapshot latest = log.latest();
+        return snapshotId == null ? latest : log.snapshot(snapshotId);
     }
 }

@@ -205,7 +205,7 @@ class DatasetCommandsTest {
         assertThat(json.get("commits")).hasSize(2);
         assertThat(json.get("shards")).hasSize(8);
         assertThat(backwards.exitCode()).as("a usage error").isEqualTo(2);
-        assertThat(backwards.err()).contains("snapshots only grow");
+        assertThat(backwards.err()).contains("must not be after B");
         assertThat(run("diff", "cams", "v1", "2", "2").out()).startsWith("cams/v1 snapshot 2 -> 2: +0 shards");
     }
 
@@ -264,6 +264,44 @@ class DatasetCommandsTest {
             assertThat(verify.out()).contains("snapshot 3: 12 shards, 46 samples: OK");
             assertThat(list.json().get("datasets").get(0).get("versions").get(0).get("latestSnapshot").asLong()).isEqualTo(3);
         }
+    }
+
+    @Test
+    void shouldCompactTagDeleteAndExpireWithClearRefusals() throws Exception {
+        store.useClock(Clock.offset(CLOCK, java.time.Duration.ofDays(-2)));
+        Run tag = run("tag", "cams", "v1", "before-compaction", "--snapshot", "2", "--json");
+        Run compact = run("compact", "cams", "v1", "--target-samples", "10", "--json");
+        Run again = run("compact", "cams", "v1", "--target-samples", "10");
+        Run twice = run("tag", "cams", "v1", "before-compaction");
+        Run delete = run("delete", "cams", "v1", "--device-id", "dev-1", "--reason", "faulty sensor", "--json");
+        Run nothing = run("delete", "cams", "v1", "--sample-id", "no-such-sample", "--reason", "erasure");
+        Run tagged = run("expire", "cams", "v1", "--through", "3");
+        Run expire = run("expire", "cams", "v1", "--keep-last", "1", "--safety-window", "PT1H", "--json");
+
+        assertThat(tag.exitCode()).isZero();
+        assertThat(tag.json().get("snapshotId").asLong()).isEqualTo(2);
+        assertThat(compact.exitCode()).as(compact.err()).isZero();
+        assertThat(compact.json().get("removedShards").size()).isGreaterThan(1);
+        assertThat(compact.err()).contains("compact: merged group 1 of");
+        assertThat(again.out()).contains("nothing to compact");
+        assertThat(twice.exitCode()).isEqualTo(1);
+        assertThat(twice.err()).contains("tag 'before-compaction' already names snapshot 2");
+        assertThat(delete.exitCode()).as(delete.err()).isZero();
+        assertThat(delete.json().get("deletedSamples").asLong()).isEqualTo(5 + 2 + 4);
+        assertThat(nothing.exitCode()).isEqualTo(1);
+        assertThat(nothing.err()).contains("nothing deleted");
+        assertThat(tagged.exitCode()).isEqualTo(1);
+        assertThat(tagged.err()).contains("would drop snapshot 2, which tag 'before-compaction' names");
+        assertThat(expire.exitCode()).as(expire.err()).isZero();
+        assertThat(expire.json().get("deletedObjects").size()).isPositive();
+        Run verify = run("verify", "cams", "v1", "--json");
+        assertThat(verify.exitCode()).as(verify.out()).isZero();
+        assertThat(verify.json().get("samples").asLong()).isEqualTo(46 - 11);
+        Run snapshots = run("snapshots", "cams", "v1", "--json");
+        assertThat(snapshots.json().get("snapshots").findValuesAsText("kind"))
+                .contains("append", "tag", "replace", "delete", "expire");
+        assertThat(run("verify", "cams", "v1", "--snapshot", "2").exitCode()).isZero();
+        assertThat(run("show", "cams", "v1", "--snapshot", "3").err()).contains("has expired");
     }
 
     @Test

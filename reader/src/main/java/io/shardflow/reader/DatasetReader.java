@@ -1,6 +1,7 @@
 package io.shardflow.reader;
 
 import io.shardflow.dataset.log.CommitLog;
+import io.shardflow.dataset.log.EntryKind;
 import io.shardflow.dataset.log.ShardEntry;
 import io.shardflow.dataset.log.Snapshot;
 import io.shardflow.dataset.retry.Sleeper;
@@ -239,7 +240,9 @@ public final class DatasetReader implements Iterator<ReadSample>, AutoCloseable 
 
     private void queueSnapshotsUpTo(long latest) {
         for (long id = lastSnapshot + 1; id <= latest; id++) {
-            List<ShardEntry> added = commitLog.addedBy(id);
+            // Only appends bring new rows: a replace or delete entry's shards hold rows already read
+            // (dataset/FORMAT.md, "Segments"), so its segment is empty.
+            List<ShardEntry> added = commitLog.entry(id).kind() == EntryKind.APPEND ? commitLog.addedBy(id) : List.of();
             Segment segment = Segment.of(id, nextPosition, added, options);
             pending.add(segment);
             nextPosition = segment.nextPosition();

@@ -29,6 +29,16 @@ public final class Json {
     private Json() {
     }
 
+    /** A streaming parser over {@code in}, for documents too large to hold as one tree. */
+    public static com.fasterxml.jackson.core.JsonParser parser(java.io.InputStream in) throws IOException {
+        return MAPPER.getFactory().createParser(in);
+    }
+
+    /** The JSON value at the parser's current token (an object or array is read to its end). */
+    public static JsonNode readTree(com.fasterxml.jackson.core.JsonParser parser) throws IOException {
+        return MAPPER.readTree(parser);
+    }
+
     public static ObjectNode object() {
         return MAPPER.createObjectNode();
     }

@@ -3,6 +3,8 @@ package io.shardflow.dataset.log;
 import io.shardflow.dataset.layout.DatasetLayout;
 import io.shardflow.dataset.store.ObjectStore;
 import io.shardflow.dataset.store.PutOutcome;
+import java.util.ArrayDeque;
+import java.util.Deque;
 import java.util.List;
 import java.util.Optional;
 import java.util.OptionalLong;
@@ -13,6 +15,12 @@ import org.slf4j.LoggerFactory;
  * Finds, reads and writes the checkpoints of one dataset version. Checkpoints are an optimisation
  * over the log, never a second truth: one that cannot be read or disagrees with itself is skipped
  * with a warning and the reader falls back to log entries.
+ *
+ * <p>Checkpoints are incremental (format version 2): the one at {@code n} holds entries
+ * {@code base+1..n} and names its base, another checkpoint. The base follows the binary form of
+ * {@code j = n / interval}: {@code base = (j - lowbit(j)) * interval}, so the chain from any
+ * checkpoint to the start has at most log2(j) + 1 links, and the chain of the latest checkpoint
+ * holds every entry exactly once. Version-1 checkpoints (a whole snapshot) end a chain.
  */
 final class CheckpointStore {
 
@@ -21,7 +29,8 @@ final class CheckpointStore {
     private final ObjectStore store;
     private final String dataset;
     private final String version;
-    private final CheckpointCodec codec = new CheckpointCodec();
+    private final CheckpointCodec wholeCodec = new CheckpointCodec();
+    private final SegmentCodec segmentCodec = new SegmentCodec();
 
     CheckpointStore(ObjectStore store, String dataset, String version) {
         this.store = store;
@@ -31,7 +40,7 @@ final class CheckpointStore {
 
     /**
      * The state of the newest checkpoint with id {@code <= atMost}: one LIST with max-keys 1 (keys sort
-     * newest first) and one GET. Empty if there is none or it is unusable.
+     * newest first), then one GET per link of its chain. Empty if there is none or it is unusable.
      */
     Optional<CommitLogState> newestAtMost(long atMost) {
         String prefix = DatasetLayout.checkpointPrefix(dataset, version);
@@ -46,45 +55,81 @@ final class CheckpointStore {
             log.warn("Ignoring {}: not a checkpoint of {}/{} at or before snapshot {}", key, dataset, version, atMost);
             return Optional.empty();
         }
-        Optional<byte[]> bytes = store.get(key);
-        if (bytes.isEmpty()) {
-            log.warn("Checkpoint {} was listed but cannot be read; reading log entries instead", key);
-            return Optional.empty();
-        }
         try {
-            Checkpoint checkpoint = codec.decode(bytes.get());
-            if (checkpoint.snapshotId() != id.getAsLong() || !checkpoint.dataset().equals(dataset)
-                    || !checkpoint.version().equals(version)) {
-                throw new IllegalArgumentException("it describes snapshot " + checkpoint.snapshotId() + " of "
-                        + checkpoint.dataset() + "/" + checkpoint.version());
-            }
-            CommitLogState state = CommitLogState.of(checkpoint);
-            log.debug("Loaded checkpoint {} ({} shards)", key, checkpoint.shards().size());
-            return Optional.of(state);
+            return Optional.of(load(id.getAsLong()));
         } catch (RuntimeException e) {
             log.warn("Ignoring unusable checkpoint {}: {}; reading log entries instead", key, e.getMessage());
             return Optional.empty();
         }
     }
 
+    /** The chain of checkpoint {@code id} replayed into a state; throws if a link is missing or invalid. */
+    CommitLogState load(long id) {
+        Deque<CheckpointSegment> segments = new ArrayDeque<>();
+        CommitLogState state = null;
+        long next = id;
+        while (next > 0 && state == null) {
+            String key = DatasetLayout.checkpointKey(dataset, version, next);
+            byte[] bytes = store.get(key).orElseThrow(() -> new IllegalArgumentException(key + " is missing"));
+            if (SegmentCodec.formatVersionOf(bytes) == Checkpoint.FORMAT_VERSION) {
+                Checkpoint whole = wholeCodec.decode(bytes);
+                checkOwner(whole.dataset(), whole.version(), whole.snapshotId(), next);
+                state = CommitLogState.of(whole);
+            } else {
+                CheckpointSegment segment = segmentCodec.decode(bytes);
+                checkOwner(segment.dataset(), segment.version(), segment.snapshotId(), next);
+                segments.push(segment);
+                next = segment.base();
+            }
+        }
+        CommitLogState replayed = state == null ? new CommitLogState() : state;
+        while (!segments.isEmpty()) {
+            segments.pop().entries().forEach(replayed::apply);
+        }
+        log.debug("Loaded checkpoint {} of {}/{}", id, dataset, version);
+        return replayed;
+    }
+
+    private void checkOwner(String d, String v, long snapshotId, long expected) {
+        if (snapshotId != expected || !d.equals(dataset) || !v.equals(version)) {
+            throw new IllegalArgumentException("checkpoint " + expected + " describes snapshot " + snapshotId + " of "
+                    + d + "/" + v);
+        }
+    }
+
+    /** The base the checkpoint at {@code snapshotId} builds on, for a committer checkpointing every {@code interval}. */
+    static long baseOf(long snapshotId, int interval) {
+        long j = snapshotId / interval;
+        return (j - Long.lowestOneBit(j)) * interval;
+    }
+
     /**
      * Writes the checkpoint of {@code state} create-only. Another writer may have written it first:
-     * its content must then be the same (it is a function of the log), which is checked. Never throws:
-     * a missing checkpoint only makes opening slower, and the commit it follows has succeeded.
+     * it then holds the same entries (they are a function of the log), which is checked. Never
+     * throws: a missing checkpoint only makes opening slower, and the commit it follows has succeeded.
      */
-    void write(CommitLogState state) {
-        Checkpoint checkpoint = state.toCheckpoint(dataset, version);
-        String key = DatasetLayout.checkpointKey(dataset, version, checkpoint.snapshotId());
+    void write(CommitLogState state, int interval) {
+        long id = state.latestId();
+        String key = DatasetLayout.checkpointKey(dataset, version, id);
         try {
+            long base = baseOf(id, interval);
+            if (base > 0 && store.head(DatasetLayout.checkpointKey(dataset, version, base)).isEmpty()) {
+                base = 0; // the base was never written (or another interval is in use): start a new chain
+            }
+            if (base < state.summarisedUpTo()) {
+                // Entries from a version-1 checkpoint cannot be re-encoded; that checkpoint ends the chain.
+                base = state.summarisedUpTo();
+            }
+            CheckpointSegment segment = new CheckpointSegment(dataset, version, id, base, state.entries(base, id));
             long started = System.nanoTime();
-            byte[] bytes = codec.encode(checkpoint);
+            byte[] bytes = segmentCodec.encode(segment);
             if (store.putIfAbsent(key, bytes) == PutOutcome.CREATED) {
-                log.info("Wrote checkpoint {} ({} shards, {} bytes) in {} ms", key, checkpoint.shards().size(),
-                        bytes.length, (System.nanoTime() - started) / 1_000_000);
+                log.info("Wrote checkpoint {} (entries {}..{}, {} bytes) in {} ms", key, base + 1, id, bytes.length,
+                        (System.nanoTime() - started) / 1_000_000);
                 return;
             }
-            Checkpoint existing = store.get(key).map(codec::decode).orElse(null);
-            if (checkpoint.equals(existing)) {
+            CommitLogState existing = load(id);
+            if (existing.shardsOf(id).equals(state.shardsOf(id))) {
                 log.debug("Checkpoint {} was already written by another committer, with the same content", key);
             } else {
                 log.error("Checkpoint {} already exists with content that differs from the log entries it summarises; "

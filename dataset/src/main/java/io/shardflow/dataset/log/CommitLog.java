@@ -120,7 +120,7 @@ public final class CommitLog {
         if (snapshotId < 1) {
             throw new IllegalArgumentException("commit snapshot ids start at 1, got " + snapshotId);
         }
-        snapshot(snapshotId);
+        requireRead(snapshotId);
         return state.addedBy(snapshotId);
     }
 
@@ -136,7 +136,90 @@ public final class CommitLog {
             throw new IllegalArgumentException("snapshot " + snapshotId + " of " + dataset + "/" + version
                     + " does not exist; the latest is " + state.latestId());
         }
+        if (state.lifecycle().isExpired(snapshotId)) {
+            throw new SnapshotExpiredException(dataset, version, snapshotId);
+        }
         return snapshotFromState(snapshotId);
+    }
+
+    /** Reads up to entry {@code snapshotId}, which must exist (expired or not). */
+    private void requireRead(long snapshotId) {
+        if (snapshotId > state.latestId()) {
+            readUpTo(snapshotId);
+        }
+        if (snapshotId > state.latestId()) {
+            throw new IllegalArgumentException("snapshot " + snapshotId + " of " + dataset + "/" + version
+                    + " does not exist; the latest is " + state.latestId());
+        }
+    }
+
+    /** The log as it stands after reading new entries: what a lifecycle command plans from. */
+    public synchronized LogView view() {
+        refresh();
+        return viewOfState();
+    }
+
+    private LogView viewOfState() {
+        LifecycleState lifecycle = state.lifecycle();
+        return new LogView(snapshotFromState(state.latestId()), state.commits(), lifecycle.tags(), lifecycle.retention(),
+                lifecycle.expired());
+    }
+
+    /** Entry {@code snapshotId} as written (its kind, details, added and removed shards). */
+    public synchronized CommitEntry entry(long snapshotId) {
+        if (snapshotId < 1) {
+            throw new IllegalArgumentException("commit snapshot ids start at 1, got " + snapshotId);
+        }
+        requireRead(snapshotId);
+        return state.entry(snapshotId);
+    }
+
+    /**
+     * The object keys of the shards of every snapshot in {@code kept}, in one pass over the
+     * entries: what garbage collection must not delete.
+     */
+    public synchronized java.util.Set<String> objectKeysOf(java.util.NavigableSet<Long> kept) {
+        refresh();
+        return state.objectKeysOf(kept);
+    }
+
+    /**
+     * Appends the entry {@code planner} asks for, optimistically: the planner sees the log as it is
+     * (after reading new entries), and if another committer takes the next id first, it runs again on
+     * the log as that left it. It may throw to abort (e.g. the shards it would replace are gone), or
+     * return null when there is nothing to do. Returns the new snapshot id, or empty for nothing.
+     *
+     * @throws CommitContentionException lost the race {@value #MAX_ATTEMPTS} times; nothing written
+     */
+    public synchronized OptionalLong append(String committer, java.util.function.Function<LogView, EntryChange> planner) {
+        for (int attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
+            refresh();
+            EntryChange change = planner.apply(viewOfState());
+            if (change == null) {
+                return OptionalLong.empty();
+            }
+            for (ShardEntry shard : change.added()) {
+                if (state.find(shard.shardId()) != null) {
+                    throw new IllegalStateException("shard " + shard.shardId() + " is already in the log of " + dataset
+                            + "/" + version + "; a rewritten shard needs a new id");
+                }
+            }
+            long next = state.latestId() + 1;
+            CommitEntry entry = CommitEntry.of(next, change, committer, Map.of(), clock.instant());
+            String key = DatasetLayout.commitKey(dataset, version, next);
+            if (store.putIfAbsent(key, codec.encode(entry)) == PutOutcome.CREATED) {
+                state.apply(entry);
+                log.info("Committed snapshot {} of {}/{}: {} entry, {} shards added, {} removed", next, dataset, version,
+                        change.kind().wireName(), change.added().size(), change.removed().size());
+                if (checkpointInterval > 0 && next % checkpointInterval == 0) {
+                    checkpoints.write(state, checkpointInterval);
+                }
+                return OptionalLong.of(next);
+            }
+            log.info("Snapshot {} of {}/{} was taken by another committer (attempt {} of {}); planning again",
+                    next, dataset, version, attempt, MAX_ATTEMPTS);
+        }
+        throw new CommitContentionException(dataset, version, MAX_ATTEMPTS);
     }
 
     /**
@@ -203,7 +286,7 @@ public final class CommitLog {
                 log.info("Committed snapshot {} of {}/{}: {} new shards, {} already committed", next, dataset, version,
                         fresh.size(), already.size());
                 if (checkpointInterval > 0 && next % checkpointInterval == 0) {
-                    checkpoints.write(state);
+                    checkpoints.write(state, checkpointInterval);
                 }
                 return new CommitResult(next, fresh, already);
             }

@@ -22,17 +22,28 @@ public final class CommitLogCodec {
     private static final String WHAT = "commit entry";
 
     public byte[] encode(CommitEntry entry) {
-        if (entry.formatVersion() != CommitEntry.FORMAT_VERSION) {
-            throw new IllegalArgumentException("cannot encode commit formatVersion " + entry.formatVersion()
-                    + ", only " + CommitEntry.FORMAT_VERSION);
-        }
+        return Json.pretty(toNode(entry));
+    }
+
+    /** The entry as a JSON tree: the same fields a log entry has (checkpoints embed entries this way). */
+    ObjectNode toNode(CommitEntry entry) {
         ObjectNode root = Json.object();
         root.put("formatVersion", entry.formatVersion());
         root.put("snapshotId", entry.snapshotId());
+        if (entry.kind() != EntryKind.APPEND) {
+            // Absent means append, so version-1 entries keep their exact bytes.
+            root.put("kind", entry.kind().wireName());
+        }
         root.put("committer", entry.committer());
         root.put("committedAt", entry.committedAt().toString());
         ObjectNode offsets = root.putObject("sourceOffsets");
         entry.sourceOffsets().forEach(offsets::put);
+        if (entry.kind() != EntryKind.APPEND) {
+            ArrayNode removed = root.putArray("removedShards");
+            entry.removedShards().forEach(removed::add);
+            ObjectNode details = root.putObject("details");
+            entry.details().forEach(details::put);
+        }
         ArrayNode shards = root.putArray("addedShards");
         for (ShardEntry shard : entry.addedShards()) {
             ObjectNode node = shards.addObject();
@@ -47,15 +58,41 @@ public final class CommitLogCodec {
             node.put("firstProducedAt", shard.firstProducedAt());
             node.put("lastProducedAt", shard.lastProducedAt());
         }
-        return Json.pretty(root);
+        return root;
     }
 
     public CommitEntry decode(byte[] json) {
-        JsonNode root = Json.parseObject(json, WHAT);
+        return fromNode(Json.parseObject(json, WHAT));
+    }
+
+    /** Reads an entry from its JSON tree; throws {@link IllegalArgumentException} for anything invalid. */
+    CommitEntry fromNode(JsonNode root) {
         int formatVersion = Json.intValue(root, "formatVersion", WHAT);
-        if (formatVersion != CommitEntry.FORMAT_VERSION) {
+        if (formatVersion != CommitEntry.FORMAT_VERSION && formatVersion != CommitEntry.LIFECYCLE_FORMAT_VERSION) {
             throw new IllegalArgumentException("commit entry has formatVersion " + formatVersion
-                    + " but this reader understands only " + CommitEntry.FORMAT_VERSION + ": upgrade shardflow");
+                    + " but this reader understands only " + CommitEntry.FORMAT_VERSION + " and "
+                    + CommitEntry.LIFECYCLE_FORMAT_VERSION + ": upgrade shardflow");
+        }
+        String kindName = Json.optionalText(root, "kind", WHAT);
+        EntryKind kind = kindName == null ? EntryKind.APPEND : EntryKind.fromWire(kindName);
+        List<String> removed = new ArrayList<>();
+        Map<String, String> details = new LinkedHashMap<>();
+        if (root.has("removedShards")) {
+            for (JsonNode id : Json.array(root, "removedShards", WHAT)) {
+                if (!id.isTextual()) {
+                    throw new IllegalArgumentException("commit entry field 'removedShards' must hold strings");
+                }
+                removed.add(id.textValue());
+            }
+        }
+        if (root.has("details")) {
+            JsonNode detailsNode = root.get("details");
+            if (!detailsNode.isObject()) {
+                throw new IllegalArgumentException("commit entry field 'details' must be an object");
+            }
+            for (Map.Entry<String, JsonNode> e : detailsNode.properties()) {
+                details.put(e.getKey(), Json.text(detailsNode, e.getKey(), "commit entry details"));
+            }
         }
         Map<String, Long> offsets = new LinkedHashMap<>();
         JsonNode offsetsNode = Json.required(root, "sourceOffsets", WHAT);
@@ -83,7 +120,10 @@ public final class CommitLogCodec {
         return new CommitEntry(
                 formatVersion,
                 Json.longValue(root, "snapshotId", WHAT),
+                kind,
                 shards,
+                removed,
+                details,
                 Json.text(root, "committer", WHAT),
                 offsets,
                 Json.instant(root, "committedAt", WHAT));

@@ -61,4 +61,14 @@ public class ForwardingObjectStore implements ObjectStore {
     public void ensureBucket() {
         delegate.ensureBucket();
     }
+
+    @Override
+    public List<StoredObject> listObjects(String prefix, String startAfter, int maxKeys) {
+        return delegate.listObjects(prefix, startAfter, maxKeys);
+    }
+
+    @Override
+    public void delete(String key) {
+        delegate.delete(key);
+    }
 }

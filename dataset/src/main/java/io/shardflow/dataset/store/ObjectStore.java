@@ -52,6 +52,16 @@ public interface ObjectStore {
      */
     List<String> listPrefixes(String prefix);
 
+    /**
+     * Objects under {@code prefix} with size and last-modified time, in key order, strictly after
+     * {@code startAfter} (null: from the start), at most {@code maxKeys}. For garbage collection,
+     * which must find what the log no longer names; the data path never lists.
+     */
+    List<StoredObject> listObjects(String prefix, String startAfter, int maxKeys);
+
+    /** Deletes {@code key}; no error when it does not exist. Garbage collection only. */
+    void delete(String key);
+
     /** Creates the bucket if it does not exist. */
     void ensureBucket();
 }

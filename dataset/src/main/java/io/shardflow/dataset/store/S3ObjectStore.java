@@ -5,6 +5,7 @@ import io.minio.GetObjectArgs;
 import io.minio.ListObjectsV2Response;
 import io.minio.MakeBucketArgs;
 import io.minio.MinioAsyncClient;
+import io.minio.RemoveObjectArgs;
 import io.minio.StatObjectArgs;
 import io.minio.StatObjectResponse;
 import io.minio.http.HttpUtils;
@@ -245,6 +246,36 @@ public final class S3ObjectStore implements ObjectStore, AutoCloseable {
             throw f.wrap("list", prefix);
         }
         return keys.size() > maxKeys ? keys.subList(0, maxKeys) : keys;
+    }
+
+    @Override
+    public List<StoredObject> listObjects(String prefix, String startAfter, int maxKeys) {
+        if (maxKeys < 1) {
+            throw new IllegalArgumentException("maxKeys must be >= 1, got " + maxKeys);
+        }
+        List<StoredObject> objects = new ArrayList<>();
+        try {
+            ListObjectsV2Response response = S3Errors.await(() -> s3.listV2(bucket, region, prefix, null, startAfter,
+                    Math.min(LIST_PAGE, maxKeys), null));
+            for (Contents item : response.result().contents()) {
+                objects.add(new StoredObject(item.objectName(), item.size(), item.lastModified().toInstant()));
+            }
+        } catch (S3Errors.Failure f) {
+            throw f.wrap("listObjects", prefix);
+        }
+        return objects;
+    }
+
+    @Override
+    public void delete(String key) {
+        try {
+            S3Errors.await(() -> s3.removeObject(
+                    RemoveObjectArgs.builder().bucket(bucket).region(region).object(key).build()));
+        } catch (S3Errors.Failure f) {
+            if (!S3Errors.isNoSuchKey(f.reason())) {
+                throw f.wrap("delete", key);
+            }
+        }
     }
 
     @Override

@@ -22,6 +22,7 @@ class CheckpointTest {
 
     private final InMemoryObjectStore store = new InMemoryObjectStore();
     private final CheckpointCodec codec = new CheckpointCodec();
+    private final SegmentCodec segments = new SegmentCodec();
 
     /** Commits {@code from..to} one shard each (lane 0, sequence = snapshot id) with offsets, interval as given. */
     private static void commitRange(CommitLog log, long from, long to) {
@@ -44,21 +45,45 @@ class CheckpointTest {
     }
 
     @Test
-    void shouldWriteACheckpointEveryIntervalCommitsHoldingTheWholeSnapshot() {
+    void shouldWriteIncrementalCheckpointsWhoseChainHoldsEachEntryOnce() {
         CommitLog log = new CommitLog(store, "d", "v1", CLOCK, 3);
 
-        commitRange(log, 1, 7);
+        commitRange(log, 1, 21);
 
-        assertThat(store.keys()).filteredOn(k -> k.contains("/checkpoints/")).containsExactly(
-                DatasetLayout.checkpointKey("d", "v1", 6), DatasetLayout.checkpointKey("d", "v1", 3));
-        Checkpoint six = codec.decode(store.get(DatasetLayout.checkpointKey("d", "v1", 6)).orElseThrow());
         CommitLog reference = entriesOnly();
-        assertThat(six.snapshotId()).isEqualTo(6);
-        assertThat(six.shards()).isEqualTo(reference.snapshot(6).shards());
-        assertThat(six.commits()).isEqualTo(reference.history().subList(0, 6));
-        assertThat(six.commits().get(4)).isEqualTo(new CommitInfo(5, "sink-1", CLOCK.instant(), 1));
-        assertThat(six.sourceOffsets()).containsExactly(Map.entry("samples-0", 60L), Map.entry("samples-1", 40L),
-                Map.entry("samples-2", 50L));
+        // 21 = 7 intervals = 0b111: its chain is 21 (entries 19..21) -> 18 (13..18) -> 12 (1..12)
+        CheckpointSegment latest = segments.decode(store.get(DatasetLayout.checkpointKey("d", "v1", 21)).orElseThrow());
+        assertThat(latest.base()).isEqualTo(18);
+        assertThat(latest.entries()).extracting(CommitEntry::snapshotId).containsExactly(19L, 20L, 21L);
+        CheckpointSegment eighteen = segments.decode(store.get(DatasetLayout.checkpointKey("d", "v1", 18)).orElseThrow());
+        assertThat(eighteen.base()).isEqualTo(12);
+        CheckpointSegment twelve = segments.decode(store.get(DatasetLayout.checkpointKey("d", "v1", 12)).orElseThrow());
+        assertThat(twelve.base()).isZero();
+        assertThat(twelve.entries()).hasSize(12);
+        assertThat(twelve.entries().get(4)).isEqualTo(reference.entry(5));
+        CommitLogState loaded = new CheckpointStore(store, "d", "v1").load(21);
+        assertThat(loaded.shardsOf(21)).isEqualTo(reference.snapshot(21).shards());
+        assertThat(loaded.commits()).isEqualTo(reference.history());
+        assertThat(loaded.latestOffsets()).isEqualTo(reference.latestSourceOffsets());
+    }
+
+    @Test
+    void shouldKeepReadingVersionOneCheckpointsAndChainNewOnesToThem() {
+        commitRange(new CommitLog(store, "d", "v1", CLOCK, 0), 1, 10);
+        CommitLog reference = entriesOnly();
+        Checkpoint whole = new Checkpoint(1, "d", "v1", 10, reference.latestSourceOffsets(), reference.history(),
+                reference.snapshot(10).shards());
+        store.putIfAbsent(DatasetLayout.checkpointKey("d", "v1", 10), codec.encode(whole));
+
+        commitRange(new CommitLog(store, "d", "v1", CLOCK, 10), 11, 20);
+
+        CheckpointSegment twenty = segments.decode(store.get(DatasetLayout.checkpointKey("d", "v1", 20)).orElseThrow());
+        assertThat(twenty.base()).isEqualTo(10);
+        CountingObjectStore counting = new CountingObjectStore(store);
+        Snapshot latest = new CommitLog(counting, "d", "v1", CLOCK).latest();
+        assertThat(latest.shards()).isEqualTo(entriesOnly().latest().shards());
+        // LIST, GET checkpoint 20, GET version-1 checkpoint 10, GET 21 (404)
+        assertThat(counting.snapshot()).isEqualTo(Map.of("list", 1, "get", 3));
     }
 
     @Test
@@ -70,8 +95,9 @@ class CheckpointTest {
 
         assertThat(latest.snapshotId()).isEqualTo(1005);
         assertThat(latest.shards()).isEqualTo(entriesOnly().latest().shards());
-        // LIST checkpoints (max-keys 1), GET checkpoint 1000, GET entries 1001..1005, GET 1006 (404)
-        assertThat(counting.snapshot()).isEqualTo(Map.of("list", 1, "get", 7));
+        // LIST checkpoints (max-keys 1), GET checkpoints 1000, 960, 640 (100 intervals = 0b1100100),
+        // GET entries 1001..1005, GET 1006 (404)
+        assertThat(counting.snapshot()).isEqualTo(Map.of("list", 1, "get", 9));
     }
 
     @Test
@@ -83,8 +109,8 @@ class CheckpointTest {
         Snapshot old = log.snapshot(257);
 
         assertThat(old.shards()).isEqualTo(entriesOnly().snapshot(257).shards());
-        // checkpoint 250, then entries 251..257 only: reading stops at the snapshot asked for
-        assertThat(counting.snapshot()).isEqualTo(Map.of("list", 1, "get", 8));
+        // checkpoints 250, 240, 160 (25 intervals = 0b11001), then entries 251..257 only
+        assertThat(counting.snapshot()).isEqualTo(Map.of("list", 1, "get", 10));
         assertThat(log.snapshot(3).shards()).containsExactly(entry(1, 1), entry(2, 2), entry(0, 3));
     }
 
@@ -110,8 +136,9 @@ class CheckpointTest {
         Snapshot latest = reader.latest();
 
         assertThat(latest.shards()).isEqualTo(entriesOnly().latest().shards());
-        // GET 6, GET 7, HEAD 39 (far behind), LIST checkpoints, GET checkpoint 100, GET 101..104, GET 105 (404)
-        assertThat(counting.snapshot()).isEqualTo(Map.of("get", 8, "head", 1, "list", 1));
+        // GET 6, GET 7, HEAD 39 (far behind), LIST checkpoints, GET checkpoints 100 and 80 (10 intervals =
+        // 0b1010), GET 101..104, GET 105 (404)
+        assertThat(counting.snapshot()).isEqualTo(Map.of("get", 9, "head", 1, "list", 1));
         assertThat(reader.committedShard(entry(2, 5).shardId())).contains(entry(2, 5));
         assertThat(reader.latestSourceOffsets()).containsEntry("samples-2", 1040L);
     }

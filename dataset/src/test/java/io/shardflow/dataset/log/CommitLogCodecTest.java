@@ -66,12 +66,12 @@ class CommitLogCodecTest {
 
     @Test
     void shouldRefuseAnUnknownFormatVersion() {
-        String v2 = FORMAT_1.replace("\"formatVersion\" : 1", "\"formatVersion\" : 2");
+        String v3 = FORMAT_1.replace("\"formatVersion\" : 1", "\"formatVersion\" : 3");
 
-        assertThatThrownBy(() -> codec.decode(v2.getBytes(StandardCharsets.UTF_8)))
+        assertThatThrownBy(() -> codec.decode(v3.getBytes(StandardCharsets.UTF_8)))
                 .isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("formatVersion 2")
-                .hasMessageContaining("understands only 1");
+                .hasMessageContaining("formatVersion 3")
+                .hasMessageContaining("understands only 1 and 2");
     }
 
     @Test

@@ -63,11 +63,11 @@ class CommitLogRaceTest {
         assertThat(store.keys()).filteredOn(k -> k.contains("/log/")).containsExactlyElementsOf(LongStream.rangeClosed(1, latest.snapshotId())
                 .mapToObj(id -> DatasetLayout.commitKey("d", "v1", id)).toList());
         // Whoever committed snapshot 10k wrote checkpoint 10k, and it says what the entries say.
-        CheckpointCodec codec = new CheckpointCodec();
+        CheckpointStore checkpoints = new CheckpointStore(store, "d", "v1");
         for (long id = CommitLog.DEFAULT_CHECKPOINT_INTERVAL; id <= latest.snapshotId(); id += CommitLog.DEFAULT_CHECKPOINT_INTERVAL) {
-            Checkpoint checkpoint = codec.decode(store.get(DatasetLayout.checkpointKey("d", "v1", id)).orElseThrow());
-            assertThat(checkpoint.shards()).isEqualTo(latest.shards().subList(0, checkpoint.shards().size()));
-            assertThat(CommitLogState.of(checkpoint).latestId()).isEqualTo(id);
+            CommitLogState loaded = checkpoints.load(id);
+            assertThat(loaded.latestId()).isEqualTo(id);
+            assertThat(loaded.shardsOf(id)).isEqualTo(latest.shards().subList(0, loaded.shardsOf(id).size()));
         }
         // Each shard was reported committed by exactly one call.
         assertThat(all.stream().flatMap(r -> r.committed().stream()).toList())

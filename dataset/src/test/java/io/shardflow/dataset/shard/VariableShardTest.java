@@ -28,11 +28,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 /** The new dtypes, string/bytes and free-shape tensors, and compression: through both writers, read by jHDF, h5py and PyTables. */
 class VariableShardTest {
 
-    private static final TensorSpec[] TENSORS = {
-            TensorSpec.parse("half:float16:3"), TensorSpec.parse("brain:bfloat16:2x2"), TensorSpec.parse("u16:uint16:4"),
-            TensorSpec.parse("u32:uint32"), TensorSpec.parse("u64:uint64:2"), TensorSpec.parse("caption:string"),
-            TensorSpec.parse("blob:bytes"), TensorSpec.parse("boxes:float32:?<=8x4"), TensorSpec.parse("tokens:int32:?"),
-            TensorSpec.parse("grid:uint8:?x?x3")};
+    private static final TensorSpec[] TENSORS = EveryTypeRows.TENSORS;
 
     @TempDir
     Path tmp;
@@ -46,7 +42,7 @@ class VariableShardTest {
     @MethodSource("everyWriterAndCompression")
     void shouldRoundTripEveryNewTypeThroughJhdfAndH5py(ShardWriterKind kind, String codec) throws Exception {
         DatasetSpec spec = Specs.spec("d", "v1", TENSORS).withCompression(Compression.parse(codec));
-        List<SampleRow> rows = rows(spec, 40, new Random(codec.hashCode()));
+        List<SampleRow> rows = EveryTypeRows.rows(spec, 40, new Random(codec.hashCode()));
         Path file = tmp.resolve("shard.h5");
 
         kind.create().write(file, spec, new ShardId("d", "v1", 0, 1), rows);
@@ -110,41 +106,5 @@ class VariableShardTest {
                 }
             }
         }
-    }
-
-    /** Rows with random bits in fixed tensors, random-length UTF-8, bytes and free dimensions (some empty). */
-    static List<SampleRow> rows(DatasetSpec spec, int n, Random random) {
-        List<SampleRow> rows = new ArrayList<>();
-        for (int i = 0; i < n; i++) {
-            Map<String, byte[]> tensors = new HashMap<>();
-            Map<String, List<Integer>> shapes = new HashMap<>();
-            for (TensorSpec tensor : spec.tensors()) {
-                byte[] bytes;
-                if (tensor.dtype() == io.shardflow.dataset.spec.DType.STRING) {
-                    bytes = ("row " + i + " ü 日本 😀 ".repeat(random.nextInt(4))).getBytes(StandardCharsets.UTF_8);
-                } else if (tensor.dtype().variableLength()) {
-                    bytes = new byte[random.nextInt(300)];
-                } else if (tensor.hasFreeDimension()) {
-                    List<Integer> shape = new ArrayList<>();
-                    long elements = 1;
-                    for (int d = 0; d < tensor.shape().size(); d++) {
-                        int max = tensor.maxDims().get(d) > 0 ? tensor.maxDims().get(d) : 6;
-                        int dim = tensor.shape().get(d) == TensorSpec.FREE ? random.nextInt(max + 1) : tensor.shape().get(d);
-                        shape.add(dim);
-                        elements *= dim;
-                    }
-                    shapes.put(tensor.name(), shape);
-                    bytes = new byte[(int) elements * tensor.dtype().itemSize()];
-                } else {
-                    bytes = new byte[(int) tensor.byteLength()];
-                }
-                if (tensor.dtype() != io.shardflow.dataset.spec.DType.STRING) {
-                    random.nextBytes(bytes);
-                }
-                tensors.put(tensor.name(), bytes);
-            }
-            rows.add(new SampleRow("s-" + i, "dev", 1_700_000_000_000L + i, tensors, Map.of("k", "v" + i), shapes));
-        }
-        return rows;
     }
 }

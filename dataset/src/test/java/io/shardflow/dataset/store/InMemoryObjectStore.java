@@ -11,6 +11,10 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.Optional;
 import java.util.TreeSet;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.time.Clock;
+import java.time.Instant;
 import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BiPredicate;
@@ -25,12 +29,19 @@ import java.util.function.BiPredicate;
 public final class InMemoryObjectStore implements ObjectStore {
 
     private final ConcurrentSkipListMap<String, byte[]> objects = new ConcurrentSkipListMap<>();
+    private final Map<String, Instant> modified = new ConcurrentHashMap<>();
+    private volatile Clock clock = Clock.systemUTC();
     private final AtomicInteger puts = new AtomicInteger();
     private volatile BiPredicate<String, String> failure = (operation, key) -> false;
 
     /** Operations: putIfAbsent, get, download, head, list, listPrefixes, ensureBucket. Key is the prefix for listings. */
     public void failWhen(BiPredicate<String, String> operationAndKey) {
         this.failure = operationAndKey;
+    }
+
+    /** The clock that stamps each new object's last-modified time. */
+    public void useClock(Clock clock) {
+        this.clock = clock;
     }
 
     public void heal() {
@@ -59,7 +70,11 @@ public final class InMemoryObjectStore implements ObjectStore {
     public PutOutcome putIfAbsent(String key, byte[] bytes) {
         check("putIfAbsent", key);
         puts.incrementAndGet();
-        return objects.putIfAbsent(key, bytes.clone()) == null ? PutOutcome.CREATED : PutOutcome.ALREADY_EXISTS;
+        if (objects.putIfAbsent(key, bytes.clone()) != null) {
+            return PutOutcome.ALREADY_EXISTS;
+        }
+        modified.put(key, clock.instant());
+        return PutOutcome.CREATED;
     }
 
     @Override
@@ -107,6 +122,26 @@ public final class InMemoryObjectStore implements ObjectStore {
             }
         }
         return keys;
+    }
+
+    @Override
+    public List<StoredObject> listObjects(String prefix, String startAfter, int maxKeys) {
+        check("listObjects", prefix);
+        List<StoredObject> listed = new ArrayList<>();
+        for (String key : list(prefix, startAfter, maxKeys)) {
+            byte[] bytes = objects.get(key);
+            if (bytes != null) {
+                listed.add(new StoredObject(key, bytes.length, modified.getOrDefault(key, Instant.EPOCH)));
+            }
+        }
+        return listed;
+    }
+
+    @Override
+    public void delete(String key) {
+        check("delete", key);
+        objects.remove(key);
+        modified.remove(key);
     }
 
     @Override

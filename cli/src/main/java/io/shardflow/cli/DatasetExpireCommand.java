@@ -1,0 +1,70 @@
+package io.shardflow.cli;
+
+import io.shardflow.dataset.lifecycle.Expirer;
+import io.shardflow.dataset.lifecycle.GarbageCollector;
+import io.shardflow.dataset.log.RetentionPolicy;
+import io.shardflow.dataset.log.SnapshotRanges;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.OptionalLong;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+
+/** {@code shardflow dataset expire NAME VERSION}: drops old snapshots and deletes the objects only they named. */
+@Command(name = "expire", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
+        description = {"Take old snapshots out of the live view (an expire entry) and delete the shard objects no kept",
+                "snapshot names. Kept: the latest, every tagged snapshot, and what the retention policy keeps (the",
+                "version's stored policy, see 'dataset retention', unless --keep-last/--keep-days are given).",
+                "Objects younger than --safety-window are never deleted: a sink may not have committed them yet.",
+                "Exit 1 if --through would drop a tagged snapshot."},
+        footerHeading = "%nExamples:%n",
+        footer = {"  bin/shardflow dataset expire cams v1 --keep-last 10 --dry-run",
+                "  bin/shardflow dataset expire cams v1 --keep-days 30 --json",
+                "  bin/shardflow dataset expire cams v1 --through 120"})
+final class DatasetExpireCommand extends DatasetLifecycleSubcommand {
+
+    @Mixin
+    RetentionOptions retention;
+    @Option(names = "--through", paramLabel = "N", description = "expire every snapshot up to N (refused if one is tagged)")
+    Long through;
+    @Option(names = "--safety-window", paramLabel = "DURATION", defaultValue = "PT1H",
+            description = "never delete objects younger than this, ISO-8601 (default: ${DEFAULT-VALUE})")
+    Duration safetyWindow;
+    @Option(names = "--dry-run", description = "print what would be expired and deleted; change nothing")
+    boolean dryRun;
+
+    @Override
+    public Integer call() {
+        requireSpec(name, version);
+        if (through != null && retention.given()) {
+            throw new IllegalArgumentException("--through cannot be combined with --keep-last or --keep-days");
+        }
+        RetentionPolicy policy = retention.given() ? retention.policy() : null;
+        Expirer.Request request = new Expirer.Request(policy,
+                through == null ? OptionalLong.empty() : OptionalLong.of(through), safetyWindow, dryRun);
+        Expirer.Result result = new Expirer(writableLog(), new GarbageCollector(store(), clock), clock, committer)
+                .expire(name, version, request, progressLines());
+        if (json) {
+            Map<String, Object> out = new LinkedHashMap<>();
+            out.put("dataset", name);
+            out.put("version", version);
+            out.put("dryRun", dryRun);
+            out.put("policy", result.policy().toString());
+            out.put("snapshotId", result.snapshotId().isPresent() ? result.snapshotId().getAsLong() : null);
+            out.put("expiredSnapshots", SnapshotRanges.format(result.expired()));
+            out.put("deletedObjects", result.collected().deleted());
+            out.put("deletedBytes", result.collected().deletedBytes());
+            out.put("keptInsideSafetyWindow", result.collected().tooNew());
+            out().println(JsonOutput.write(out));
+        } else {
+            out().printf("%s%d snapshots expired (%s), %d objects %s (%d bytes), %d unreferenced objects younger than %s"
+                    + " kept%n", dryRun ? "dry run: " : "", result.expired().size(),
+                    SnapshotRanges.format(result.expired()), result.collected().deleted().size(),
+                    dryRun ? "to delete" : "deleted", result.collected().deletedBytes(),
+                    result.collected().tooNew().size(), safetyWindow);
+        }
+        return 0;
+    }
+}
