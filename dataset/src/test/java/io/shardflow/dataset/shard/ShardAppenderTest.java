@@ -32,7 +32,7 @@ class ShardAppenderTest {
         // Fixed tensors over several chunks, strings of varying width, free and variable-length tensors.
         DatasetSpec spec = Specs.spec("d", "v1", TensorSpec.parse("image:float32:3x32x32"), TensorSpec.parse("label:int64"),
                 TensorSpec.parse("caption:string"), TensorSpec.parse("boxes:float32:?<=8x4"), TensorSpec.parse("tokens:int32:?"));
-        List<SampleRow> rows = VariableShardTest.rows(spec, 200, new Random(5));
+        List<SampleRow> rows = EveryTypeRows.rows(spec, 200, new Random(5));
         ShardFileWriter writer = kind.create();
 
         writer.write(tmp.resolve("list.h5"), spec, id, rows);
