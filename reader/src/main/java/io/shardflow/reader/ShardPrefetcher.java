@@ -11,6 +11,7 @@ import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -21,7 +22,10 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Downloads one reader's next shards ahead of use into the {@link ShardCache}: at most
@@ -38,7 +42,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  */
 final class ShardPrefetcher implements AutoCloseable {
 
+    private static final Logger LOG = LoggerFactory.getLogger(ShardPrefetcher.class);
     private static final int COPY_BUFFER = 1 << 16;
+    private static final Duration CLOSE_WAIT = Duration.ofSeconds(10);
 
     private final ShardCache cache;
     private final ObjectStore store;
@@ -100,11 +106,23 @@ final class ShardPrefetcher implements AutoCloseable {
         }
     }
 
-    /** Stops the downloads; files they leave half-written are removed when a cache next opens the directory. */
+    /**
+     * Stops the downloads and waits a little for them to end, so that a closed reader leaves no
+     * half-written file behind; one still stuck in its GET after that is removed when a cache next
+     * opens the directory.
+     */
     @Override
     public void close() {
         if (pool != null) {
             pool.shutdownNow();
+            try {
+                if (!pool.awaitTermination(CLOSE_WAIT.toMillis(), TimeUnit.MILLISECONDS)) {
+                    LOG.warn("shard downloads still running {} s after close; their partial files are removed on the next open",
+                            CLOSE_WAIT.toSeconds());
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
         }
         pending.clear();
         for (ShardEntry shard : pinned.values()) {
