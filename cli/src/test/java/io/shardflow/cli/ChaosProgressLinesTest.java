@@ -4,7 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import io.shardflow.dataset.ManualClock;
 import java.time.Duration;
+import java.time.Instant;
 import org.junit.jupiter.api.Test;
 
 class ChaosProgressLinesTest {
@@ -13,7 +15,7 @@ class ChaosProgressLinesTest {
     void shouldPrintPlainLinesForEachStageAndCloseTheFirstWhenTheSecondStarts() {
         StringWriter text = new StringWriter();
         PrintWriter err = new PrintWriter(text, true);
-        ProgressTest.ManualClock clock = new ProgressTest.ManualClock();
+        ManualClock clock = new ManualClock(Instant.parse("2026-05-01T10:00:00Z"));
         ChaosProgressLines progress = new ChaosProgressLines(
                 (task, unit, total) -> new Progress(err, clock, Progress.Mode.LINES, task, unit, total));
 

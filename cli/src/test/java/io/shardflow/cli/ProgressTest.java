@@ -3,43 +3,17 @@ package io.shardflow.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.shardflow.dataset.ManualClock;
 import java.io.PrintWriter;
 import java.io.StringWriter;
-import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.ZoneId;
-import java.time.ZoneOffset;
 
 import org.junit.jupiter.api.Test;
 
 class ProgressTest {
 
-    /** A clock the test moves by hand. */
-    static final class ManualClock extends Clock {
-        private Instant now = Instant.parse("2026-05-01T10:00:00Z");
-
-        void advance(Duration by) {
-            now = now.plus(by);
-        }
-
-        @Override
-        public ZoneId getZone() {
-            return ZoneOffset.UTC;
-        }
-
-        @Override
-        public Clock withZone(ZoneId zone) {
-            return this;
-        }
-
-        @Override
-        public Instant instant() {
-            return now;
-        }
-    }
-
-    private final ManualClock clock = new ManualClock();
+    private final ManualClock clock = new ManualClock(Instant.parse("2026-05-01T10:00:00Z"));
     private final StringWriter text = new StringWriter();
 
     @Test
