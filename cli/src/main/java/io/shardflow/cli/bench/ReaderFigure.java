@@ -55,9 +55,22 @@ public final class ReaderFigure implements Figure {
                 number(output, "dataloader_2_workers_mb_s"), "MB/s", raw, "raw parallel GET", GOAL_LOADER, 0.6, null));
     }
 
+    /**
+     * SHARDFLOW_PYTHON, else the venv scripts/setup-python.sh makes (it has h5py, boto3 and torch),
+     * else python3 from the PATH.
+     */
+    private static String python() {
+        String configured = System.getenv("SHARDFLOW_PYTHON");
+        if (configured != null && !configured.isBlank()) {
+            return configured;
+        }
+        Path venv = Path.of(System.getProperty("user.home"), ".cache", "shardflow", "venv", "bin", "python");
+        return Files.isExecutable(venv) ? venv.toString() : "python3";
+    }
+
     @SuppressWarnings("unchecked")
     private static Map<String, Object> runScript(BenchContext context, Path checkout, BenchCase benchCase) throws Exception {
-        ProcessBuilder builder = new ProcessBuilder("python3", "-m", "shardflow.bench_read", "--endpoint", context.endpoints().s3Endpoint(),
+        ProcessBuilder builder = new ProcessBuilder(python(), "-m", "shardflow.bench_read", "--endpoint", context.endpoints().s3Endpoint(),
                 "--bucket", context.endpoints().bucket(), "--dataset", benchCase.dataset(), "--version", BenchCase.VERSION, "--json");
         builder.directory(checkout.toFile());
         Map<String, String> env = builder.environment();
