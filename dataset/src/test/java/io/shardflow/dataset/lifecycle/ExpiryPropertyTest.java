@@ -171,6 +171,9 @@ class ExpiryPropertyTest {
             assertThat(verifier.verify(fresh.snapshot(id)).problems()).as("snapshot %d", id).isEmpty();
         }
         Set<String> named = fresh.objectKeysOf(kept);
+        if (view.latestId() == 0) {
+            return; // no snapshot yet, so no expire has run: uploads never committed are not collected before one
+        }
         Instant cutoff = clock.instant().minus(WINDOW);
         Set<String> leftOver = new HashSet<>();
         for (StoredObject object : store.listObjects(DatasetLayout.versionPrefix("p", "v1") + "shards/", null, 1000)) {
