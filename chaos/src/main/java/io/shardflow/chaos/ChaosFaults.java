@@ -18,6 +18,13 @@ import java.util.concurrent.TimeUnit;
 final class ChaosFaults {
 
     private static final Duration MIN_GAP = Duration.ofSeconds(2);
+    /*
+     * The other track, a crash point or the watchdog may have every instance of a stage down at the
+     * moment a fault is due (both sinks restarting after a crash point, say). The fault then waits
+     * for an instance to come back rather than being skipped, so a run injects what it scheduled.
+     */
+    private static final Duration TARGET_WAIT = Duration.ofSeconds(60);
+    private static final Duration TARGET_POLL = Duration.ofMillis(250);
 
     private final ChaosCluster cluster;
     private final ChaosJournal journal;
@@ -94,38 +101,46 @@ final class ChaosFaults {
     }
 
     private void kill(ChaosJournal.Kind kind, ChaosService.Stage stage, Random random) {
-        List<ChaosService> candidates = new ArrayList<>(cluster.services(stage));
-        Collections.shuffle(candidates, random);
-        for (ChaosService service : candidates) {
-            long pid = service.pid();
-            var at = journal.elapsed();
-            if (service.kill()) {
-                Duration down = Duration.ofMillis(1_000 + random.nextInt(4_000));
-                sleep(down);
-                service.start();
-                journal.fault(kind, service.name(), at, down, "pid " + pid + " killed (SIGKILL), restarted as pid " + service.pid());
-                return;
+        long deadline = System.nanoTime() + TARGET_WAIT.toNanos();
+        do {
+            List<ChaosService> candidates = new ArrayList<>(cluster.services(stage));
+            Collections.shuffle(candidates, random);
+            for (ChaosService service : candidates) {
+                long pid = service.pid();
+                var at = journal.elapsed();
+                if (service.kill()) {
+                    Duration down = Duration.ofMillis(1_000 + random.nextInt(4_000));
+                    sleep(down);
+                    service.start();
+                    journal.fault(kind, service.name(), at, down, "pid " + pid + " killed (SIGKILL), restarted as pid " + service.pid());
+                    return;
+                }
             }
-        }
-        journal.event("no running " + stage + " instance to kill");
+            sleep(TARGET_POLL);
+        } while (!stopped && System.nanoTime() < deadline);
+        journal.event("no running " + stage + " instance to kill within " + TARGET_WAIT.toSeconds() + " s");
     }
 
     private void zombie(Random random) {
-        List<ChaosService> sinks = new ArrayList<>(cluster.services(ChaosService.Stage.SINK));
-        Collections.shuffle(sinks, random);
-        for (ChaosService sink : sinks) {
-            var at = journal.elapsed();
-            if (sink.freeze()) {
-                Duration frozen = options.sessionTimeout().plusMillis(3_000 + random.nextInt(5_000));
-                sleep(frozen);
-                sink.thaw();
-                journal.fault(ChaosJournal.Kind.ZOMBIE_SINK, sink.name(), at, frozen,
-                        "pid " + sink.pid() + " SIGSTOP past the " + options.sessionTimeout().toSeconds()
-                                + " s session timeout, then SIGCONT");
-                return;
+        long deadline = System.nanoTime() + TARGET_WAIT.toNanos();
+        do {
+            List<ChaosService> sinks = new ArrayList<>(cluster.services(ChaosService.Stage.SINK));
+            Collections.shuffle(sinks, random);
+            for (ChaosService sink : sinks) {
+                var at = journal.elapsed();
+                if (sink.freeze()) {
+                    Duration frozen = options.sessionTimeout().plusMillis(3_000 + random.nextInt(5_000));
+                    sleep(frozen);
+                    sink.thaw();
+                    journal.fault(ChaosJournal.Kind.ZOMBIE_SINK, sink.name(), at, frozen,
+                            "pid " + sink.pid() + " SIGSTOP past the " + options.sessionTimeout().toSeconds()
+                                    + " s session timeout, then SIGCONT");
+                    return;
+                }
             }
-        }
-        journal.event("no running shard-sink to freeze");
+            sleep(TARGET_POLL);
+        } while (!stopped && System.nanoTime() < deadline);
+        journal.event("no running shard-sink to freeze within " + TARGET_WAIT.toSeconds() + " s");
     }
 
     private void s3Outage() {
