@@ -34,16 +34,32 @@ public final class StartupChecks {
      * An authentication failure is reported as such, never with the settings' values.
      */
     public void kafka(String bootstrapServers, Map<String, Object> clientSettings, String settingName) {
-        Map<String, Object> props = new HashMap<>(clientSettings);
-        props.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
-        props.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, (int) timeout.toMillis());
-        props.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, (int) timeout.toMillis());
-        try (Admin admin = Admin.create(props)) {
+        try (Admin admin = admin(bootstrapServers, clientSettings)) {
             admin.describeCluster(new DescribeClusterOptions().timeoutMs((int) timeout.toMillis()))
                     .clusterId().get(timeout.toMillis() + 1_000, TimeUnit.MILLISECONDS);
         } catch (Exception e) {
             throw new StartupException(settingName, "cannot reach Kafka at " + bootstrapServers + ": " + rootMessage(e));
         }
+    }
+
+    /**
+     * Stops the process when {@code topic} may delete records sooner than {@code minimumAge}: its
+     * {@code retention.ms} is shorter, or it has a {@code retention.bytes}. A reader that comes back
+     * to them later (see {@code why}) would find them gone.
+     */
+    public void topicRetention(String bootstrapServers, Map<String, Object> clientSettings, String topic, Duration minimumAge,
+                               String topicSetting, String why) {
+        try (Admin admin = admin(bootstrapServers, clientSettings)) {
+            TopicRetention.require(admin, topic, minimumAge, topicSetting, why, timeout);
+        }
+    }
+
+    private Admin admin(String bootstrapServers, Map<String, Object> clientSettings) {
+        Map<String, Object> props = new HashMap<>(clientSettings);
+        props.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
+        props.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, (int) timeout.toMillis());
+        props.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, (int) timeout.toMillis());
+        return Admin.create(props);
     }
 
     /** Lists the datasets prefix: proves endpoint, credentials and bucket in one request. */

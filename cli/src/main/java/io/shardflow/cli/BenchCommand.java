@@ -35,7 +35,8 @@ import picocli.CommandLine.Spec;
         footer = {"  bin/shardflow bench --quick                  # every figure, small sizes, about 10 minutes on 2 cores",
                 "  bin/shardflow bench                          # every figure, full sizes (1 GiB shards in P4)",
                 "  bin/shardflow bench --only p1 --s3 s3proxy --samples 20000",
-                "  bin/shardflow bench --only p4 --shard-mib 64,256,1024 --writers hdf5"})
+                "  bin/shardflow bench --only p4 --shard-mib 64,256,1024 --writers hdf5",
+                "  bin/shardflow bench --only p1a,p1b --s3 s3proxy --samples 40000 --profile   # profile.md: CPU per stage"})
 final class BenchCommand implements Callable<Integer> {
 
     @Option(names = "--quick", description = "smaller defaults (10000 samples, 200 warm-up, P4 shards of 64 and 256 MiB, P2 for 20 s): "
@@ -68,6 +69,8 @@ final class BenchCommand implements Callable<Integer> {
     Path out;
     @Option(names = "--work-dir", defaultValue = "${sys:shardflow.home:-.}/.stack/bench", description = "where the stacks and services keep their files; wiped first (default: ${DEFAULT-VALUE})")
     Path workDir;
+    @Option(names = "--profile", description = "also record P1a and P1b with JDK Flight Recorder and write where each stage's CPU goes to profile.md in --out")
+    boolean profile;
     @Option(names = "--json", description = "print the results JSON (the same as bench-results.json) instead of the table")
     boolean json;
     @Spec
@@ -99,6 +102,7 @@ final class BenchCommand implements Callable<Integer> {
                 samples != null ? samples : quick ? 10_000 : 20_000, warmup != null ? warmup : quick ? 200 : 500, shardSamples,
                 shardMib != null ? shardMib : quick ? List.of(64, 256) : List.of(64, 256, 1024),
                 writers.stream().map(writer -> writer.strip().toLowerCase(Locale.ROOT)).toList(), Duration.ofMillis(sealAgeMs),
-                Duration.ofSeconds(sealSeconds != null ? sealSeconds : quick ? 20 : 60), sealRate, workDir.toAbsolutePath(), checkout);
+                Duration.ofSeconds(sealSeconds != null ? sealSeconds : quick ? 20 : 60), sealRate, workDir.toAbsolutePath(), checkout,
+                profile ? out.toAbsolutePath() : null);
     }
 }

@@ -62,6 +62,10 @@ public final class IngestApp implements ServiceMain.RunningService {
         ObjectStore store = S3ObjectStore.connect(config.s3());
         checks.objectStore(store, config.s3().endpoint(), S3Config.ENDPOINT, S3Config.BUCKET);
         checks.kafka(config.bootstrapServers(), config.kafkaClientSettings(), IngestConfig.BOOTSTRAP_SERVERS);
+        checks.topicRetention(config.bootstrapServers(), config.kafkaClientSettings(), config.topics().samples(),
+                config.samplesRetentionNeeded(), IngestConfig.TOPIC_SAMPLES,
+                "shard-sink reads a shard's samples from it after the shard seals (" + IngestConfig.SHARD_MAX_AGE_MS + " + "
+                        + IngestConfig.SAMPLES_RETENTION_MARGIN_MS + ")");
         String registryUrl = config.getString(IngestConfig.REGISTRY_URL);
         checks.registry(registryUrl, RegistryConfig.sslContext(config), RegistryConfig.basicAuthorization(config),
                 IngestConfig.REGISTRY_URL);

@@ -76,10 +76,10 @@ class PipelineTest {
         runPipeline(source, s3Kind, Map.of());
     }
 
-    /** The same run with shard-sink writing through the HDF Group's C library (streaming, bounded heap). */
+    /** The same run with shard-sink writing through jHDF (whole shard in heap) instead of the default streaming writer. */
     @Test
-    void shouldCommitTheSameShardsWithTheStreamingShardWriter() throws Exception {
-        runPipeline(StackSource.LOCAL_PROCESSES, S3Kind.S3PROXY, Map.of(SinkConfig.SHARD_WRITER, ShardWriterKind.HDF5.settingValue()));
+    void shouldCommitTheSameShardsWithTheJhdfShardWriter() throws Exception {
+        runPipeline(StackSource.LOCAL_PROCESSES, S3Kind.S3PROXY, Map.of(SinkConfig.SHARD_WRITER, ShardWriterKind.JHDF.settingValue()));
     }
 
     private void runPipeline(StackSource source, S3Kind s3Kind, Map<String, String> sinkSettings) throws Exception {

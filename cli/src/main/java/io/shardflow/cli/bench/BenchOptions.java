@@ -23,10 +23,11 @@ import java.util.Set;
  * @param sealAge       {@code shard.max.age.ms} of P2
  * @param sealRun       how long P2 publishes
  * @param sealRate      samples per second P2 publishes (slow enough that shards seal by age)
+ * @param profileDir    where P1a/P1b write their CPU profile ({@code profile.md}); null for no profiling
  */
 public record BenchOptions(Set<String> figures, List<S3Kind> s3Kinds, List<SampleShape> shapes, long samples, long warmup,
                            int shardSamples, List<Integer> sinkShardMib, List<String> writers, Duration sealAge, Duration sealRun,
-                           int sealRate, Path workDir, Path checkout) {
+                           int sealRate, Path workDir, Path checkout, Path profileDir) {
 
     /** Every figure id, in the order the suite runs them. */
     public static final List<String> FIGURES = List.of("p1", "bytes", "p1a", "p1b", "p2", "p4", "p5", "p3");
@@ -63,6 +64,7 @@ public record BenchOptions(Set<String> figures, List<S3Kind> s3Kinds, List<Sampl
         settings.put("sealMaxAgeMs", sealAge.toMillis());
         settings.put("sealRunSeconds", sealRun.toSeconds());
         settings.put("sealRatePerSecond", sealRate);
+        settings.put("profiled", profileDir != null);
         return settings;
     }
 

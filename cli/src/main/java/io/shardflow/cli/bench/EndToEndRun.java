@@ -11,10 +11,10 @@ import java.util.concurrent.CompletableFuture;
  * @param rawSeconds           produce+consume of the records with nothing in between; NaN when not run
  * @param pipelineBrokerBytes  what the brokers wrote while the pipeline carried the timed samples
  * @param rawClientCpuSeconds  CPU of the raw run's clients (this JVM: producer, consumer, sample generation)
- * @param serviceCpuSeconds    CPU of every ingest-app and shard-sink process over the timed part
+ * @param serviceCpu           CPU of every ingest-app and shard-sink process over the timed part, and its JIT and VM-thread parts
  */
 public record EndToEndRun(long samples, long tensorBytes, double rawSeconds, long rawBrokerBytes, double rawClientCpuSeconds,
-                          double pipelineSeconds, long pipelineBrokerBytes, double serviceCpuSeconds) {
+                          double pipelineSeconds, long pipelineBrokerBytes, StageProfile.CpuSplit serviceCpu) {
 
     private static final Duration TIMEOUT = Duration.ofMinutes(15);
     /** ingest-app commits its transaction every second: let the last one land before the brokers are measured. */
@@ -60,7 +60,7 @@ public record EndToEndRun(long samples, long tensorBytes, double rawSeconds, lon
             CommitWatch.await(log, warmup, 0, pipeline, TIMEOUT, Progress.silent());
             Thread.sleep(SETTLE.toMillis());
             long diskBefore = BrokerDisk.bytes(context.admin());
-            double cpuBefore = pipeline.cpuSeconds();
+            var threadsBefore = pipeline.threadCpuSeconds();
             long start = System.nanoTime();
             try (Progress progress = context.progress(name + " pipeline publish", "samples", samples)) {
                 publishing.publish(warmup, samples, progress);
@@ -69,7 +69,7 @@ public record EndToEndRun(long samples, long tensorBytes, double rawSeconds, lon
                 CommitWatch.await(log, warmup + samples, warmup, pipeline, TIMEOUT, progress);
             }
             double pipelineSeconds = (System.nanoTime() - start) / 1e9;
-            double serviceCpu = pipeline.cpuSeconds() - cpuBefore;
+            StageProfile.CpuSplit serviceCpu = StageProfile.CpuSplit.between(threadsBefore, pipeline.threadCpuSeconds());
             Thread.sleep(SETTLE.toMillis());
             long pipelineBroker = BrokerDisk.bytes(context.admin()) - diskBefore;
             return new EndToEndRun(samples, tensorBytes, rawSeconds, rawBroker, rawCpu, pipelineSeconds, pipelineBroker, serviceCpu);
@@ -82,6 +82,10 @@ public record EndToEndRun(long samples, long tensorBytes, double rawSeconds, lon
 
     public double pipelineMbPerSecond() {
         return tensorBytes / 1e6 / pipelineSeconds;
+    }
+
+    public double serviceCpuSeconds() {
+        return serviceCpu.total();
     }
 
     public double gigabytes() {

@@ -3,6 +3,9 @@ package io.shardflow.cli.bench;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.DirectoryStream;
+import java.util.HashMap;
+import java.util.Map;
 import java.util.OptionalDouble;
 
 /** CPU time and peak resident memory of a Linux process, read from /proc. */
@@ -26,6 +29,30 @@ public final class ProcessMeter {
         } catch (IOException | RuntimeException e) {
             return OptionalDouble.empty();
         }
+    }
+
+    /**
+     * CPU seconds of each live thread of the process, by thread id, with the thread's name (as the
+     * kernel keeps it, 15 characters at most); empty once the process is gone.
+     */
+    public static Map<Long, Map.Entry<String, Double>> threadCpuSeconds(long pid) {
+        Map<Long, Map.Entry<String, Double>> threads = new HashMap<>();
+        try (DirectoryStream<Path> tasks = Files.newDirectoryStream(Path.of("/proc", Long.toString(pid), "task"))) {
+            for (Path task : tasks) {
+                try {
+                    String stat = Files.readString(task.resolve("stat"));
+                    String name = stat.substring(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+                    String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+                    double seconds = (Long.parseLong(fields[11]) + Long.parseLong(fields[12])) / TICKS_PER_SECOND;
+                    threads.put(Long.parseLong(task.getFileName().toString()), Map.entry(name, seconds));
+                } catch (IOException | RuntimeException e) {
+                    // the thread ended while we looked
+                }
+            }
+        } catch (IOException e) {
+            // the process is gone
+        }
+        return threads;
     }
 
     /** VmHWM (peak resident set) in MB; empty once the process is gone. */

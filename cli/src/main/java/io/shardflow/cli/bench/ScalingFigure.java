@@ -26,12 +26,20 @@ public final class ScalingFigure implements Figure {
         context.recorder().add(Measurement.withGoal("P5", "CPU-seconds per GB, 1 instance each", context.s3(),
                 one.serviceCpuSeconds() / one.gigabytes(), "CPU-s/GB", one.rawClientCpuSeconds() / one.gigabytes(),
                 "raw produce+consume clients", "reported", null,
-                String.format(Locale.ROOT, "ingest-app + shard-sink, %.1f CPU-s for %.2f GB", one.serviceCpuSeconds(), one.gigabytes())));
+                String.format(Locale.ROOT, "ingest-app + shard-sink, %.1f CPU-s for %.2f GB; %s", one.serviceCpuSeconds(), one.gigabytes(),
+                        overheads(one))));
         context.recorder().add(Measurement.withGoal("P5", "CPU-seconds per GB, 2 instances each", context.s3(),
                 two.serviceCpuSeconds() / two.gigabytes(), "CPU-s/GB", one.rawClientCpuSeconds() / one.gigabytes(),
-                "raw produce+consume clients", "reported", null, null));
+                "raw produce+consume clients", "reported", null, String.format(Locale.ROOT, "%.1f CPU-s; %s", two.serviceCpuSeconds(),
+                        overheads(two))));
+        // Two of each means four JVMs compiling the same code on the same cores: the JIT share says how much of the gap that is.
         context.recorder().add(Measurement.againstBaseline("P5", "throughput, 2 instances of each vs 1", context.s3(),
                 two.pipelineMbPerSecond(), "MB/s", one.pipelineMbPerSecond(), "1 instance of each", "2 not slower than 1 (>= 1.0)", 1.0,
                 String.format(Locale.ROOT, "raw Kafka %.1f MB/s", one.rawMbPerSecond())));
+    }
+
+    private static String overheads(EndToEndRun run) {
+        return String.format(Locale.ROOT, "JIT compiler threads %.1f CPU-s, VM thread (GC) %.1f CPU-s", run.serviceCpu().jit(),
+                run.serviceCpu().vm());
     }
 }

@@ -16,6 +16,7 @@ import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -138,9 +139,17 @@ public final class ServicePipeline implements AutoCloseable {
         sinks.forEach(service -> service.process().requireAlive());
     }
 
-    /** CPU seconds (user + system) the running instances have used so far. */
-    public double cpuSeconds() {
-        return all().stream().mapToDouble(process -> ProcessMeter.cpuSeconds(process.pid()).orElse(0)).sum();
+    /** CPU seconds of every thread of the running instances so far, keyed by process and thread id (see {@link StageProfile.CpuSplit}). */
+    public Map<String, Map.Entry<String, Double>> threadCpuSeconds() {
+        Map<String, Map.Entry<String, Double>> threads = new HashMap<>();
+        for (ServiceProcess process : all()) {
+            ProcessMeter.threadCpuSeconds(process.pid()).forEach((thread, cpu) -> threads.put(process.pid() + ":" + thread, cpu));
+        }
+        return threads;
+    }
+
+    public ServiceProcess ingest(int instance) {
+        return ingests.get(instance).process();
     }
 
     public ServiceProcess sink(int instance) {

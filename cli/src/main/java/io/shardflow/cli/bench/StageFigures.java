@@ -2,10 +2,15 @@ package io.shardflow.cli.bench;
 
 import io.shardflow.cli.Progress;
 import io.shardflow.dataset.log.Snapshot;
+import io.shardflow.stack.ServiceProcess;
 import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 
 /**
  * P1a and P1b, each stage timed alone on pre-filled input. The samples are published first with
@@ -42,11 +47,14 @@ public final class StageFigures implements Figure {
         try (ServicePipeline pipeline = new ServicePipeline(context, benchCase, shapeOfPipeline)) {
             pipeline.startIngest();
             pipeline.awaitIngestReady(Duration.ofMinutes(3));
+            Profiling ingestProfile = Profiling.start(context, pipeline.ingest(0), "ingest");
             long start = System.nanoTime();
             try (Progress progress = context.progress("P1a ingest alone", "samples", samples)) {
                 awaitNoLag(context, benchCase, pipeline, samples, progress);
             }
             double ingestSeconds = (System.nanoTime() - start) / 1e9;
+            List<StageProfile> profiles = new ArrayList<>();
+            ingestProfile.stop("P1a ingest-app alone", samples + " samples of " + shape.name() + " to decisions", ingestSeconds, profiles);
             context.recorder().add(Measurement.againstBaseline("P1a", shape.name() + " samples, ingest stage alone", context.s3(),
                     megabytes / ingestSeconds, "MB/s", megabytes / rawConsumeSeconds, "raw consume of the same topic", ">= 0.8", 0.8,
                     String.format(Locale.ROOT, "%d samples in %.1f s", samples, ingestSeconds)));
@@ -54,12 +62,15 @@ public final class StageFigures implements Figure {
 
             pipeline.startSink();
             pipeline.awaitSinkReady(Duration.ofMinutes(3));
+            Profiling sinkProfile = Profiling.start(context, pipeline.sink(0), "sink");
             start = System.nanoTime();
             Snapshot committed;
             try (Progress progress = context.progress("P1b sink alone", "samples", samples)) {
                 committed = CommitWatch.await(context.commitLog(benchCase), samples, 0, pipeline, TIMEOUT, progress);
             }
             double sinkSeconds = (System.nanoTime() - start) / 1e9;
+            sinkProfile.stop("P1b shard-sink alone", samples + " samples of " + shape.name() + " to committed shards", sinkSeconds, profiles);
+            Profiling.write(context, profiles);
             long shardBytes = Math.max(1, committed.bytes() / Math.max(1, committed.shards().size()));
             double rawSinkSeconds = rawConsumeAndPut(context, benchCase, samples, shardBytes);
             context.recorder().add(Measurement.againstBaseline("P1b", shape.name() + " samples, sink stage alone", context.s3(),
@@ -118,5 +129,33 @@ public final class StageFigures implements Figure {
     private static void put(BenchContext context, BenchCase benchCase, int object, ByteArrayOutputStream shard) {
         context.store().putIfAbsent(String.format(Locale.ROOT, "bench-raw/%s/object-%06d", benchCase.name(), object), shard.toByteArray());
         shard.reset();
+    }
+
+    /** A JFR recording of one stage's service over its timed window, when the run profiles; nothing otherwise. */
+    private record Profiling(BenchContext context, ServiceProcess process, JfrRecording recording,
+                             Map<Long, Map.Entry<String, Double>> threadsAtStart) {
+
+        static Profiling start(BenchContext context, ServiceProcess process, String name) {
+            Path dir = context.options().profileDir();
+            JfrRecording recording = dir == null ? null
+                    : JfrRecording.start(process.pid(), context.workDir().resolve(name + "-" + context.s3() + ".jfr"));
+            return new Profiling(context, process, recording, ProcessMeter.threadCpuSeconds(process.pid()));
+        }
+
+        void stop(String stage, String work, double seconds, List<StageProfile> profiles) throws IOException {
+            if (recording != null) {
+                StageProfile.CpuSplit cpu = StageProfile.CpuSplit.between(threadsAtStart, ProcessMeter.threadCpuSeconds(process.pid()));
+                profiles.add(StageProfile.read(stage + " (" + context.s3() + ")", work, seconds, cpu, List.of(recording.stop())));
+            }
+        }
+
+        static void write(BenchContext context, List<StageProfile> profiles) throws IOException {
+            if (!profiles.isEmpty()) {
+                String command = String.format(Locale.ROOT, "bin/shardflow bench --only p1a,p1b --s3 %s --samples %d --profile", context.s3(),
+                        context.options().samples());
+                context.say("wrote %s", ProfileReport.write(context.options().profileDir(), profiles,
+                        MachineInfo.detect(context.options().checkout(), context.clock()), command));
+            }
+        }
     }
 }

@@ -35,6 +35,7 @@ public final class IngestConfig extends AbstractConfig {
     public static final String SHARD_MAX_SAMPLES = "shard.max.samples";
     public static final String SHARD_MAX_BYTES = "shard.max.bytes";
     public static final String SHARD_MAX_AGE_MS = "shard.max.age.ms";
+    public static final String SAMPLES_RETENTION_MARGIN_MS = "samples.retention.margin.ms";
     public static final String DEDUPE_WINDOW_MS = "dedupe.window.ms";
     public static final String SEAL_TICK_MS = "seal.tick.ms";
     public static final String SAMPLE_MAX_BYTES = "sample.max.bytes";
@@ -70,6 +71,10 @@ public final class IngestConfig extends AbstractConfig {
                     "seal a shard before its tensor payload would exceed this many bytes")
             .define(SHARD_MAX_AGE_MS, Type.LONG, 60_000L, Range.atLeast(1), Importance.HIGH,
                     "seal a shard this long after its first sample, even if the stream went quiet")
+            .define(SAMPLES_RETENTION_MARGIN_MS, Type.LONG, 3_600_000L, Range.atLeast(0), Importance.LOW,
+                    "checked at start: the samples topic's retention.ms must be at least shard.max.age.ms plus this (shard-sink"
+                            + " reads a shard's samples from the topic after it seals, and may lag), and it must have no"
+                            + " retention.bytes")
             .define(DEDUPE_WINDOW_MS, Type.LONG, 3_600_000L, Range.atLeast(1), Importance.MEDIUM,
                     "a (deviceId, sampleId) pair seen again within this window of broker time is a duplicate")
             .define(SEAL_TICK_MS, Type.LONG, 1_000L, Range.between(10, 60_000), Importance.LOW,
@@ -106,6 +111,11 @@ public final class IngestConfig extends AbstractConfig {
 
     public IngestConfig(Map<?, ?> settings) {
         super(DEFINITION, settings);
+    }
+
+    /** How long the samples topic must keep records: an open shard's age limit plus the sink's allowed lag. */
+    public Duration samplesRetentionNeeded() {
+        return Duration.ofMillis(getLong(SHARD_MAX_AGE_MS) + getLong(SAMPLES_RETENTION_MARGIN_MS));
     }
 
     public SealLimits sealLimits() {

@@ -1,6 +1,7 @@
 package io.shardflow.ingest.topology;
 
 import io.shardflow.dataset.layout.ShardId;
+import io.shardflow.dataset.spec.DatasetSpec;
 import io.shardflow.ingest.dedupe.DuplicateFilter;
 import io.shardflow.ingest.lane.LaneState;
 import io.shardflow.ingest.seal.SealPolicy;
@@ -51,6 +52,9 @@ final class IngestProcessor implements Processor<byte[], byte[], byte[], byte[]>
     private final DeadLetters deadLetters;
 
     private ProcessorContext<byte[], byte[]> context;
+    /** The last spec seen and its fingerprint: the spec source hands out the same instance until it reloads. */
+    private DatasetSpec lastSpec;
+    private String lastFingerprint;
     private KeyValueStore<String, LaneState> lanes;
     private DuplicateFilter duplicates;
 
@@ -134,7 +138,7 @@ final class IngestProcessor implements Processor<byte[], byte[], byte[], byte[]>
         String laneKey = laneKey(sample.getDataset(), sample.getVersion());
         LaneState lane = Optional.ofNullable(lanes.get(laneKey)).orElseGet(LaneState::fresh);
         long now = context.currentSystemTimeMs();
-        String fingerprint = validated.spec().fingerprint();
+        String fingerprint = fingerprintOf(validated.spec());
 
         Optional<SealReason> sealFirst = sealPolicy.sealBeforeAdding(lane.progress(), validated.budgetBytes());
         if (lane.hasOpenShard() && sealFirst.isPresent()) {
@@ -152,6 +156,15 @@ final class IngestProcessor implements Processor<byte[], byte[], byte[], byte[]>
             lane = seal(sample.getDataset(), sample.getVersion(), lane, sealAfter.get(), timestamp);
         }
         lanes.put(laneKey, lane);
+    }
+
+    /** A fingerprint hashes the spec's layout text: worth computing once per spec, not once per record. */
+    private String fingerprintOf(DatasetSpec spec) {
+        if (spec != lastSpec) {
+            lastFingerprint = spec.fingerprint();
+            lastSpec = spec;
+        }
+        return lastFingerprint;
     }
 
     private void sealAgedShards(long now) {

@@ -51,8 +51,11 @@ public final class IngestTopology {
         topology.addProcessor(PROCESSOR, () -> new IngestProcessor(decoders.get(), validator, settings.sealPolicy(), metrics,
                 settings.dedupeWindow(), settings.tickInterval(), settings.maxRecordBytes(),
                 new DeadLetters(settings.maxDeadLetterBytes())), SOURCE);
+        // Cached: a lane's state changes with every record but only its last value per commit matters, so
+        // the changelog gets one record per lane per commit instead of one per sample (flushed inside the
+        // same exactly-once transaction as the assignments).
         topology.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(LANE_STORE),
-                Serdes.String(), new LaneStateSerde()), PROCESSOR);
+                Serdes.String(), new LaneStateSerde()).withCachingEnabled(), PROCESSOR);
         // Window size equals retention: an id is remembered for exactly one dedupe window.
         topology.addStateStore(Stores.windowStoreBuilder(
                 Stores.persistentWindowStore(DEDUPE_STORE, settings.dedupeWindow(), settings.dedupeWindow(), false),

@@ -21,6 +21,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.common.config.TopicConfig;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -115,7 +119,21 @@ class ConfigErrorTest {
         assertStopsNaming(INGEST, settings, IngestConfig.REGISTRY_URL);
     }
 
-    private void assertStopsNaming(String mainClass, Map<String, String> settings, String key) throws Exception {
+    @Test
+    void shouldNameASamplesTopicThatForgetsSamplesBeforeTheSinkReadsThem() throws Exception {
+        String topic = "samples-short-retention";
+        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, endpoints.bootstrapServers()))) {
+            admin.createTopics(List.of(new NewTopic(topic, 1, (short) 1).configs(Map.of(TopicConfig.RETENTION_MS_CONFIG, "60000"))))
+                    .all().get(30, TimeUnit.SECONDS);
+        }
+        Map<String, String> settings = ingestSettings();
+        settings.put(IngestConfig.TOPIC_SAMPLES, topic);
+        String line = assertStopsNaming(INGEST, settings, IngestConfig.TOPIC_SAMPLES);
+        assertThat(line).contains("retention.ms=60000").contains(topic).contains(IngestConfig.SHARD_MAX_AGE_MS);
+    }
+
+    /** Returns the one line that names the setting. */
+    private String assertStopsNaming(String mainClass, Map<String, String> settings, String key) throws Exception {
         Path config = Files.createTempFile(work, "bad", ".properties");
         Properties props = new Properties();
         props.putAll(settings);
@@ -131,6 +149,7 @@ class ConfigErrorTest {
         List<String> lines = stderr.lines().filter(l -> l.startsWith("ingest-app:") || l.startsWith("shard-sink:")).toList();
         assertThat(lines).as("stderr:%n%s", stderr).hasSize(1);
         assertThat(lines.get(0)).contains(key);
+        return lines.get(0);
     }
 
     private static int closedPort() throws IOException {

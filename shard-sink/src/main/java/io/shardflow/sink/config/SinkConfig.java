@@ -79,10 +79,10 @@ public final class SinkConfig extends AbstractConfig {
                     "during an object-store outage, the first wait before pending shards are tried again; doubles, with jitter")
             .define(BACKPRESSURE_MAX_BACKOFF_MS, Type.LONG, 30_000L, Range.atLeast(1), Importance.LOW,
                     "during an object-store outage, the longest wait between attempts")
-            .define(SHARD_WRITER, Type.STRING, ShardWriterKind.JHDF.settingValue(),
+            .define(SHARD_WRITER, Type.STRING, ShardWriterKind.HDF5.settingValue(),
                     ConfigDef.ValidString.in(ShardWriterKind.settingValues().toArray(String[]::new)), Importance.LOW,
-                    "HDF5 writer of shard files: 'jhdf' (pure Java, holds a whole shard in heap) or 'hdf5' (HDF Group C "
-                            + "library, streams rows, heap bounded whatever the shard size); same file layout either way");
+                    "HDF5 writer of shard files: 'hdf5' (HDF Group C library, streams rows, heap bounded whatever the shard "
+                            + "size; the default) or 'jhdf' (pure Java, holds a whole shard in heap); same file layout either way");
 
     static {
         S3Config.define(DEFINITION);

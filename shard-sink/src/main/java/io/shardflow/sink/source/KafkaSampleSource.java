@@ -72,7 +72,8 @@ public final class KafkaSampleSource implements SampleSource, AutoCloseable {
         } catch (TimeoutException e) {
             throw new SourceUnavailableException("broker did not answer reading " + source + ": " + e.getMessage(), e);
         } catch (InvalidOffsetException e) {
-            // Retention deleted the records between the range check and the fetch.
+            // The first named record is below the log start: retention deleted it (the read seeks without asking the bounds).
+            requireInLog(reader, source, offsets.first(), offsets.last());
             throw new SourceRecordGoneException("records of " + source + " from offset " + offsets.first()
                     + " are no longer in the topic: " + e.getMessage());
         } finally {
@@ -81,24 +82,20 @@ public final class KafkaSampleSource implements SampleSource, AutoCloseable {
         }
     }
 
+    /**
+     * Seeks straight to the first named offset: the log's bounds are asked for (two round trips) only
+     * when the read goes wrong, a gap or a quiet broker, to tell a record that is gone from one that
+     * is late.
+     */
     private void read(Reader reader, TopicPartition source, SortedSet<Long> offsets,
             java.util.function.Consumer<SourcedSample> each) {
         long first = offsets.first();
         long last = offsets.last();
-        long start = reader.consumer.beginningOffsets(List.of(source), timeout).get(source);
-        long end = reader.consumer.endOffsets(List.of(source), timeout).get(source);
-        if (first < start) {
-            throw new SourceRecordGoneException("record " + source + "@" + first + " is gone: the topic now starts at offset "
-                    + start + " (retention of the samples topic is shorter than the sink's lag)");
-        }
-        if (last >= end) {
-            throw new SourceRecordGoneException("record " + source + "@" + last + " is beyond the end of the topic (offset "
-                    + end + "); was the samples topic recreated?");
-        }
         reader.consumer.seek(source, first);
         Iterator<Long> wanted = offsets.iterator();
         long next = wanted.next();
         long deadline = nanoTime.getAsLong() + timeout.toNanos();
+        boolean boundsChecked = false;
         while (reader.consumer.position(source, timeout) <= last) {
             if (nanoTime.getAsLong() - deadline > 0) {
                 throw new SourceUnavailableException("reading " + source + " from " + first + " to " + last + " took longer than "
@@ -108,10 +105,14 @@ public final class KafkaSampleSource implements SampleSource, AutoCloseable {
             if (!polled.isEmpty()) {
                 // The limit is on waiting for the broker, not on the whole read: a large shard streams for a while.
                 deadline = nanoTime.getAsLong() + timeout.toNanos();
+            } else if (!boundsChecked) {
+                requireInLog(reader, source, first, last);
+                boundsChecked = true;
             }
             for (ConsumerRecord<byte[], byte[]> record : polled) {
                 // A partition's records come in increasing offsets: passing a wanted offset means the log has no record there.
                 if (record.offset() > next) {
+                    requireInLog(reader, source, first, last);
                     throw noRecord(source, next);
                 }
                 if (record.offset() == next) {
@@ -124,6 +125,20 @@ public final class KafkaSampleSource implements SampleSource, AutoCloseable {
             }
         }
         throw noRecord(source, next);
+    }
+
+    /** Fails when the named range is not within the partition's log now: deleted by retention, or past its end. */
+    private void requireInLog(Reader reader, TopicPartition source, long first, long last) {
+        long start = reader.consumer.beginningOffsets(List.of(source), timeout).get(source);
+        long end = reader.consumer.endOffsets(List.of(source), timeout).get(source);
+        if (first < start) {
+            throw new SourceRecordGoneException("record " + source + "@" + first + " is gone: the topic now starts at offset "
+                    + start + " (retention of the samples topic is shorter than the sink's lag)");
+        }
+        if (last >= end) {
+            throw new SourceRecordGoneException("record " + source + "@" + last + " is beyond the end of the topic (offset "
+                    + end + "); was the samples topic recreated?");
+        }
     }
 
     private static SourceRecordGoneException noRecord(TopicPartition source, long offset) {

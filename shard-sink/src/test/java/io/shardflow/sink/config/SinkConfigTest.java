@@ -44,12 +44,12 @@ class SinkConfigTest {
     }
 
     @Test
-    void shouldKeepTheJhdfShardWriterUnlessTheStreamingOneIsChosen() {
+    void shouldUseTheStreamingShardWriterUnlessJhdfIsChosen() {
         Map<String, Object> settings = minimal();
-        assertThat(new SinkConfig(settings).shardWriter()).isInstanceOf(ShardWriter.class);
-
-        settings.put("shard.writer", "hdf5");
         assertThat(new SinkConfig(settings).shardWriter()).isInstanceOf(StreamingShardWriter.class);
+
+        settings.put("shard.writer", "jhdf");
+        assertThat(new SinkConfig(settings).shardWriter()).isInstanceOf(ShardWriter.class);
     }
 
     @Test
