@@ -32,7 +32,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Create-only writes (docs/ARCHITECTURE.md, invariant 3): objects below the part size go up in one PUT carrying
  * {@code If-None-Match: *}; bigger ones as a multipart upload whose Complete carries it (see
- * {@link MultipartPut}). A 412 answer is confirmed with a HEAD before it is reported as
+ * {@link MultipartPut}, parts in parallel). A 412 answer is confirmed with a HEAD before it is reported as
  * {@link PutOutcome#ALREADY_EXISTS}, so a misbehaving server cannot make a missing object look
  * committed.
  *
@@ -46,6 +46,8 @@ public final class S3ObjectStore implements ObjectStore, AutoCloseable {
     public static final long DEFAULT_PART_SIZE = 16L * 1024 * 1024;
     /** S3's smallest allowed part (except the last). */
     static final long MIN_PART_SIZE = 5L * 1024 * 1024;
+    /** Parts of one multipart upload in flight at once: a 1 GiB shard is 64 parts, not 64 round trips in a row. */
+    static final int PARALLEL_PARTS = 4;
     private static final int LIST_PAGE = 1000;
 
     private final MinioLowLevel s3;
@@ -73,7 +75,7 @@ public final class S3ObjectStore implements ObjectStore, AutoCloseable {
         this.region = region;
         this.partSize = partSize;
         this.ownsClient = ownsClient;
-        this.multipart = new MultipartPut(this, s3, bucket, region, partSize, true);
+        this.multipart = new MultipartPut(this, s3, bucket, region, partSize, PARALLEL_PARTS, true);
     }
 
     /**

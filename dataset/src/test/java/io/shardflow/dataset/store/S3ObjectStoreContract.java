@@ -71,7 +71,7 @@ public abstract class S3ObjectStoreContract extends ObjectStoreContract {
         long partSize = S3ObjectStore.MIN_PART_SIZE;
         S3ObjectStore owner = new S3ObjectStore(client, settings.bucket(), settings.region(), partSize, true);
         MultipartPut unguarded = new MultipartPut(owner, new MinioLowLevel(client), settings.bucket(), settings.region(),
-                partSize, false);
+                partSize, S3ObjectStore.PARALLEL_PARTS, false);
         String key = prefix + "late.bin";
         store.putIfAbsent(key, bytes("winner"));
 
