@@ -14,6 +14,8 @@ class CpuCategoriesTest {
                 "io.shardflow.ingest.validate.SampleDecoder"))).isEqualTo("Avro serde");
         assertThat(CpuCategories.of(List.of("sun.nio.ch.FileDispatcherImpl", "sun.nio.ch.FileChannelImpl", "io.jhdf.HdfFileChannel")))
                 .isEqualTo("HDF5 write");
+        assertThat(CpuCategories.of(List.of("sun.nio.ch.FileDispatcherImpl", "java.io.DataOutputStream", "io.shardflow.dataset.shard.RowSpill",
+                "io.shardflow.sink.write.ShardBuilder"))).isEqualTo("shard file: row spill, HDF5 columns (ours)");
         assertThat(CpuCategories.of(List.of("sun.nio.ch.FileDispatcherImpl", "sun.nio.ch.SocketDispatcher",
                 "org.apache.kafka.common.network.PlaintextTransportLayer"))).isEqualTo("network I/O");
     }
