@@ -20,7 +20,8 @@ import threading
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Dict, List, Optional, Sequence, Tuple
 
-from shardflow.cache import Buffer, PartFile, ShardCache
+from shardflow.cache import ShardCache
+from shardflow.cachefiles import Buffer, PartFile
 from shardflow.log import ShardEntry
 from shardflow.store import ObjectStore
 
