@@ -13,7 +13,7 @@ from torch.utils.data.dataloader import default_collate
 __all__ = ["collate_samples", "ragged_collate"]
 
 
-_TORCH_DTYPES = {np.dtype(n): t for n, t in (
+TORCH_DTYPES = {np.dtype(n): t for n, t in (
     ("bool", torch.bool), ("uint8", torch.uint8), ("int8", torch.int8), ("int16", torch.int16),
     ("int32", torch.int32), ("int64", torch.int64), ("float16", torch.float16), ("float32", torch.float32),
     ("float64", torch.float64))}
@@ -25,7 +25,7 @@ def _stack_arrays(batch, *, collate_fn_map=None):
     elem = batch[0]
     if elem.dtype.kind in "OSUV" or not elem.dtype.isnative:
         return _default_numpy_collate(batch, collate_fn_map=collate_fn_map)
-    dtype = _TORCH_DTYPES.get(elem.dtype)
+    dtype = TORCH_DTYPES.get(elem.dtype)
     if dtype is None:
         return _default_numpy_collate(batch, collate_fn_map=collate_fn_map)
     shape = (len(batch),) + elem.shape

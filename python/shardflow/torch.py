@@ -28,6 +28,7 @@ from shardflow.collate import collate_samples, ragged_collate
 from shardflow.dataset import Dataset
 from shardflow.fetch import DEFAULT_PREFETCH, DEFAULT_RANGE_SIZE, DEFAULT_RANGE_THRESHOLD
 from shardflow.media import decode_image
+from shardflow.packed import PackedBatch, pack_samples
 from shardflow.stream import ResumePoint, StreamOptions, make_state, merge_states, parse_state
 
 __all__ = ["ShardflowIterableDataset", "ShardflowDataLoader", "collate_samples", "merge_states", "rank_and_world_size",
@@ -198,7 +199,9 @@ class ShardflowDataLoader(DataLoader):
     so ``dataset.state_dict()`` is exact at any point of the loop, with any ``num_workers``.
 
     Batches are exactly what ``collate_fn`` makes of the samples; by default :func:`collate_samples`
-    (what torch's default collate makes, stacking numpy tensors with one copy), or, when the spec has
+    (what torch's default collate makes, stacking numpy tensors with one copy; from a worker, a
+    batch's tensors travel in one block of shared memory, see :mod:`shardflow.packed`, and arrive
+    as views of it), or, when the spec has
     string, bytes, image or free-shape tensors, :func:`ragged_collate` with ``ragged`` = ``"pad"``
     (default: zero-padded to the batch's largest shape, with the true shapes under ``<name>_shape``)
     or ``"list"`` (a list of tensors of their own shapes).
@@ -222,7 +225,8 @@ class ShardflowDataLoader(DataLoader):
             if batch_size is None:
                 collate_fn = default_convert
             else:
-                collate_fn = (lambda samples: ragged_collate(samples, ragged)) if variable else collate_samples
+                # pack_samples: collate_samples' batch, in a worker one shared block instead of one per tensor
+                collate_fn = (lambda samples: ragged_collate(samples, ragged)) if variable else pack_samples
         super().__init__(dataset, batch_size=batch_size, collate_fn=_PositionCollate(collate_fn), **kwargs)
 
     def __iter__(self):
@@ -234,4 +238,4 @@ class ShardflowDataLoader(DataLoader):
         # With num_workers=0 the dataset iterates in this process and begins by itself.
         for positions, batch in iterator:
             dataset.observe([p for p in positions if p is not None])
-            yield batch
+            yield batch.unpack() if isinstance(batch, PackedBatch) else batch
