@@ -11,17 +11,17 @@ Buffer = Union[bytearray, mmap.mmap]
 
 
 class PartFile:
-    """A cache file being downloaded into, through a shared writable mapping."""
+    """A cache file being downloaded into (``pwrite`` at each part's offset), its blocks allocated."""
 
-    def __init__(self, path: str, mapping: mmap.mmap):
+    def __init__(self, path: str, fd: int):
         self.path = path
-        self.map = mapping
+        self.fd = fd
+        self._closed = False
 
     def close(self) -> None:
-        try:
-            self.map.close()
-        except BufferError:
-            pass  # a view of it is still alive (an error's traceback): unmapped once it goes
+        if not self._closed:
+            self._closed = True
+            os.close(self.fd)
 
     def discard(self) -> None:
         self.close()
