@@ -3,9 +3,8 @@
 Files are named by their SHA-256 (``<dir>/<sha256>.h5``): shards are immutable and content
 addressing means two datasets, or two S3 endpoints, can never serve each other a wrong file.
 
-- A shard is downloaded once, into a part file next to its cache name (into memory when none can
-  be made), checked for the size and SHA-256 its log entry gives, and only then moved into place
-  (rename, so a crash leaves no half file).
+- A shard is downloaded once, into memory, checked for the size and SHA-256 its log entry gives,
+  and only then written to the cache (temp file + rename, so a crash leaves no half file).
 - A cached file is checked again every time it is read (one SHA-256 pass over bytes already in
   memory), so a file damaged on disk is caught, not fed to a trainer.
 - On any mismatch the bad file is deleted and :class:`ChecksumError` names the shard.
@@ -19,6 +18,7 @@ from __future__ import annotations
 import hashlib
 import io
 import logging
+import mmap
 import os
 import threading
 import time
@@ -103,11 +103,11 @@ class ShardCache:
             return data
 
     def open_part(self, shard: ShardEntry) -> Optional[PartFile]:
-        """A new file of the shard's size in the cache directory for a download to be written into
+        """A new file of the shard's size in the cache directory, mapped for a download to land in
         directly (no second copy to write the cache file); None if the disk cannot hold it, and the
         download then goes to memory."""
         if not hasattr(os, "posix_fallocate"):
-            return None  # without it a full disk would only show halfway through a download
+            return None  # without it a full disk would surface as SIGBUS on a mapped write
         os.makedirs(self.directory, exist_ok=True)
         with self._lock:
             self._parts += 1
@@ -118,29 +118,25 @@ class ShardCache:
             log.warning("Cannot cache shard %s in %s: %s", shard.shard_id, self.directory, e)
             return None
         try:
-            # Blocks allocated now: a full disk is an error here, not in the middle of a download.
+            # Blocks allocated now: a full disk is an error here, not a SIGBUS on a mapped write.
             os.posix_fallocate(fd, 0, shard.bytes)
-            return PartFile(path, fd)
+            return PartFile(path, mmap.mmap(fd, shard.bytes))
         except (OSError, ValueError) as e:
             log.warning("Cannot cache shard %s in %s: %s", shard.shard_id, self.directory, e)
-            os.close(fd)
             unlink(path)
             return None
+        finally:
+            os.close(fd)
 
-    def admit_part(self, shard: ShardEntry, part: PartFile, sha256: Optional[str] = None) -> Buffer:
-        """Verifies a download that landed in ``part`` (against ``sha256``, the digest of the bytes
-        as they were written, or else by reading the file) and moves it into the cache; returns a
-        private (copy-on-write) mapping of it, so changing a sample's arrays never changes the
-        cached file."""
+    def admit_part(self, shard: ShardEntry, part: PartFile) -> Buffer:
+        """Verifies a download that landed in ``part`` and moves it into the cache; returns a private
+        (copy-on-write) mapping of it, so changing a sample's arrays never changes the cached file."""
         with self._lock:
             self.stats.downloads += 1
             self.stats.bytes_downloaded += shard.bytes
         try:
+            self._verify(shard, part.map, "after download", None)
             data = map_private(part.path)
-            if sha256 is None:
-                self._verify(shard, data, "after download", None)
-            else:
-                self._check(shard, sha256, len(data), "after download", None)
         except BaseException:
             part.discard()
             raise
@@ -189,16 +185,13 @@ class ShardCache:
             log.warning("Cannot cache shard file %s: %s", path, e)
             unlink(part)
 
-    @classmethod
-    def _verify(cls, shard: ShardEntry, data: Buffer, where: str, path: Optional[str]) -> None:
-        cls._check(shard, hashlib.sha256(data).hexdigest(), len(data), where, path)
-
     @staticmethod
-    def _check(shard: ShardEntry, actual: str, size: int, where: str, path: Optional[str]) -> None:
-        if size != shard.bytes or actual != shard.sha256:
+    def _verify(shard: ShardEntry, data: Buffer, where: str, path: Optional[str]) -> None:
+        actual = hashlib.sha256(data).hexdigest()
+        if len(data) != shard.bytes or actual != shard.sha256:
             if path is not None:
                 unlink(path)
-            raise ChecksumError(shard.shard_id, shard.object_key, shard.sha256, actual, shard.bytes, size, where)
+            raise ChecksumError(shard.shard_id, shard.object_key, shard.sha256, actual, shard.bytes, len(data), where)
 
     def _touch(self, path: str) -> None:
         # An explicit, strictly increasing time: the kernel's own file times are coarse (a few ms),

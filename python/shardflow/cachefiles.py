@@ -11,17 +11,17 @@ Buffer = Union[bytearray, mmap.mmap]
 
 
 class PartFile:
-    """A cache file being downloaded into (``pwrite`` at each part's offset), its blocks allocated."""
+    """A cache file being downloaded into, through a shared writable mapping."""
 
-    def __init__(self, path: str, fd: int):
+    def __init__(self, path: str, mapping: mmap.mmap):
         self.path = path
-        self.fd = fd
-        self._closed = False
+        self.map = mapping
 
     def close(self) -> None:
-        if not self._closed:
-            self._closed = True
-            os.close(self.fd)
+        try:
+            self.map.close()
+        except BufferError:
+            pass  # a view of it is still alive (an error's traceback): unmapped once it goes
 
     def discard(self) -> None:
         self.close()

@@ -1,15 +1,13 @@
 """Download-ahead of one reader's shards: a bounded number in flight, big ones as parallel ranged GETs.
 
 A reader schedules the shard it is about to decode and the next ``depth`` of its own order; each is
-taken from the verified cache, or downloaded into the cache file itself (allocated at the size the
-commit log gives and written with ``pwrite`` as the bytes arrive, so the cache costs no second
-copy; without a cache, into one buffer of that size in memory): in one GET below
-``range_threshold`` bytes, hashed as it arrives, else as ranges of ``range_size`` bytes fetched in
-parallel straight into their place (no reassembly copy). The part that finishes last verifies the
-SHA-256, moves the file into the cache and hands the bytes (a private mapping of the file) to the
-reader (when the cache file could not be made, one writer thread writes it afterwards), so no GET
-thread waits for another task, and the GETs in flight never exceed ``depth`` (one pool of
-``depth`` threads runs every GET).
+taken from the verified cache, or downloaded into one buffer of exactly the size the commit log
+gives (the cache file itself, mapped, so the cache costs no second copy; memory without a cache): in one GET below ``range_threshold`` bytes, else as ranges of ``range_size`` bytes fetched in
+parallel straight into their place in that buffer (no reassembly copy). The part that finishes last
+verifies the SHA-256, moves the file into the cache and hands the bytes to the reader (when the
+cache file could not be made, one writer thread writes it afterwards), so no GET thread waits for
+another task, and the GETs in flight never exceed ``depth`` (one pool of ``depth`` threads runs
+every GET).
 
 What is scheduled never changes what is read: the order comes from the stream alone, and a shard
 that was not scheduled (``depth`` 0) is fetched on the spot, its ranges one after another.
@@ -17,7 +15,6 @@ that was not scheduled (``depth`` 0) is fetched on the spot, its ranges one afte
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import threading
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -53,15 +50,12 @@ def byte_ranges(size: int, range_size: int, range_threshold: int) -> List[Tuple[
 
 
 class _Download:
-    """One shard being downloaded in parts; the last part to finish completes ``result``. Into the
-    cache file (``part``) when there is one, else into memory (``buffer``). A shard fetched in one
-    GET is hashed as its bytes arrive (``digest``), while they are still in the CPU's cache."""
+    """One shard being downloaded in parts; the last part to finish completes ``result``."""
 
     def __init__(self, shard: ShardEntry, parts: int, result: Future, part: Optional[PartFile]):
         self.shard = shard
         self.part = part
-        self.buffer = bytearray(shard.bytes) if part is None else None
-        self.digest = hashlib.sha256() if part is not None and parts == 1 else None
+        self.buffer = part.map if part is not None else bytearray(shard.bytes)
         self.result = result
         self._left = parts
         self._lock = threading.Lock()
@@ -151,11 +145,8 @@ class ShardFetcher:
         start, length = part
         size, error = -1, None
         try:
-            key = download.shard.object_key
-            if download.part is not None:
-                size = self._store.read_into_file(key, download.part.fd, start, length, download.digest)
-            else:
-                size = self._store.read_into(key, memoryview(download.buffer)[start:start + length], start)
+            size = self._store.read_into(download.shard.object_key, memoryview(download.buffer)[start:start + length],
+                                         start)
         except BaseException as e:  # noqa: BLE001
             error = e
         if download.part_done(size, error):
@@ -172,8 +163,7 @@ class ShardFetcher:
                 download.result.set_result(self._cache.read(download.shard, self._store))
             elif download.part is not None:
                 # Downloaded straight into the cache file: verified and moved into place, nothing to write.
-                digest = download.digest.hexdigest() if download.digest is not None else None
-                download.result.set_result(self._cache.admit_part(download.shard, download.part, digest))
+                download.result.set_result(self._cache.admit_part(download.shard, download.part))
             else:
                 self._cache.check_download(download.shard, download.buffer)
                 download.result.set_result(download.buffer)

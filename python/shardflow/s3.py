@@ -8,7 +8,7 @@ from dataclasses import dataclass, field, replace
 from typing import Mapping, Optional
 
 from shardflow.errors import ObjectNotFoundError
-from shardflow.objectstore import CHUNK, FILE_CHUNK, RANGE_READ_CHUNK, ObjectStore, write_at
+from shardflow.objectstore import CHUNK, RANGE_READ_CHUNK, ObjectStore
 
 
 @dataclass(frozen=True)
@@ -140,34 +140,19 @@ class S3Store(ObjectStore):
     def read_into(self, key, out, start=0):
         if len(out) == 0:
             return super().read_into(key, out, start)
-        response, size = self._get_range(key, start, len(out))
-        if response is not None:
-            _read_body(response, out)
-        return size
-
-    def read_into_file(self, key, fd, start, length, digest=None):
-        if length == 0:
-            return super().read_into_file(key, fd, start, length, digest)
-        response, size = self._get_range(key, start, length)
-        if response is not None:
-            _read_body_to_file(response, fd, start, length, digest)
-        return size
-
-    def _get_range(self, key: str, start: int, length: int):
-        """The GetObject response for bytes ``start .. start + length`` and the object's whole size;
-        no response when the object ends before ``start``."""
         try:
-            response = self.client.get_object(Bucket=self.bucket, Key=key, Range=f"bytes={start}-{start + length - 1}")
+            response = self.client.get_object(Bucket=self.bucket, Key=key, Range=f"bytes={start}-{start + len(out) - 1}")
         except Exception as e:  # noqa: BLE001
             if _is_not_found(e):
                 raise ObjectNotFoundError(f"s3://{self.bucket}/{key} does not exist") from None
             if _error_code(e) in ("InvalidRange", "416"):
-                return None, start  # the object ends before ``start``: not the size the caller expects
+                return start  # the object ends before ``start``: not the size the caller expects
             raise
         # "bytes 0-99/1234": the part after the slash is the whole object's size.
         content_range = response.get("ContentRange") or ""
         size = int(content_range.rsplit("/", 1)[1]) if "/" in content_range else response["ContentLength"]
-        return response, size
+        _read_body(response, out)
+        return size
 
     def put_if_absent(self, key, data):
         try:
@@ -179,77 +164,34 @@ class S3Store(ObjectStore):
             raise
 
 
-def _socket_reader(response):
-    """http.client's response under a GetObject body, when its bytes can be read from the socket
-    straight into a buffer of ours (``readinto``, i.e. ``recv_into``); None where the body is not a
-    plain http.client response (another urllib3) or is encoded. botocore's body only hands out new
-    ``bytes``: an allocation and a copy per chunk, about a third of a download's CPU."""
-    raw = getattr(response["Body"], "_raw_stream", None)
+def _read_body(response, out: memoryview) -> int:
+    """Reads a GetObject body into ``out`` (at most ``len(out)`` bytes); returns the count.
+
+    The bytes go from the socket straight into ``out`` (``recv_into`` under http.client's
+    ``readinto``): botocore's body only hands out new ``bytes``, which costs an allocation and a
+    copy per chunk, about a third of a download's CPU. Where the body is not a plain http.client
+    response (another urllib3, an encoded body), it is read chunk by chunk instead."""
+    body = response["Body"]
+    raw = getattr(body, "_raw_stream", None)
     fp = getattr(raw, "_fp", None)
     if fp is None or not hasattr(fp, "readinto") or not hasattr(raw, "release_conn") \
             or response.get("ContentEncoding"):
-        return None
-    return fp
-
-
-def _read_directly(response, fp, fill) -> int:
-    """Runs ``fill(fp)`` (the count it read), then hands the connection back to the pool if the
-    body was read to its end, else closes it: a connection in an unknown state is never reused."""
-    raw = response["Body"]._raw_stream
+        return _read_chunks(body, out)
+    filled = 0
     try:
-        filled = fill(fp)
-    except BaseException:
-        raw.close()
-        raise
-    if fp.isclosed():
-        raw.release_conn()
-    else:  # more bytes than asked for (a server that ignored the range)
-        raw.close()
-    return filled
-
-
-def _read_body(response, out: memoryview) -> int:
-    """Reads a GetObject body into ``out`` (at most ``len(out)`` bytes); returns the count."""
-    fp = _socket_reader(response)
-    if fp is None:
-        return _read_chunks(response["Body"], out)
-
-    def fill(fp) -> int:
-        filled = 0
         while filled < len(out):
             n = fp.readinto(out[filled:])
             if not n:
                 break
             filled += n
-        return filled
-
-    return _read_directly(response, fp, fill)
-
-
-def _read_body_to_file(response, fd: int, offset: int, length: int, digest) -> int:
-    """Writes a GetObject body (at most ``length`` bytes) at ``offset`` of ``fd``, piece by piece
-    through one small buffer (and into ``digest`` as they pass); returns the count."""
-    buffer = memoryview(bytearray(min(length, FILE_CHUNK)))
-    fp = _socket_reader(response)
-    if fp is None:
-        filled = 0
-        for chunk in response["Body"].iter_chunks(FILE_CHUNK):
-            piece = memoryview(chunk)[:length - filled]
-            write_at(fd, piece, offset + filled, digest)
-            filled += len(piece)
-        return filled
-
-    def fill(fp) -> int:
-        filled = 0
-        while filled < length:
-            n = fp.readinto(buffer[:min(len(buffer), length - filled)])
-            if not n:
-                break
-            write_at(fd, buffer[:n], offset + filled, digest)
-            filled += n
-        return filled
-
-    return _read_directly(response, fp, fill)
+    except BaseException:
+        raw.close()  # a connection in an unknown state is never reused
+        raise
+    if fp.isclosed():  # the whole body was read: the connection can serve the next GET
+        raw.release_conn()
+    else:  # more bytes than asked for (a server that ignored the range): never reused
+        raw.close()
+    return filled
 
 
 def _read_chunks(body, out: memoryview) -> int:

@@ -1,7 +1,6 @@
-"""Reading a GetObject body straight into the shard's buffer or file, over a real HTTP connection (a
-local server; urllib3 and botocore's body as boto3 hands them out)."""
+"""Reading a GetObject body straight into the shard's buffer, over a real HTTP connection (a local
+server; urllib3 and botocore's body as boto3 hands them out)."""
 
-import hashlib
 import os
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -11,8 +10,7 @@ import pytest
 urllib3 = pytest.importorskip("urllib3")
 botocore_response = pytest.importorskip("botocore.response")
 
-from shardflow import DirectoryStore  # noqa: E402
-from shardflow.s3 import _read_body, _read_body_to_file  # noqa: E402
+from shardflow.s3 import _read_body  # noqa: E402
 
 BODY = os.urandom(3 << 20)
 
@@ -87,32 +85,3 @@ def test_should_report_fewer_bytes_when_the_object_is_shorter_than_asked(pool):
     out = bytearray(len(BODY) + 10)
     assert _read_body(_get(pool, "/obj", 0, len(BODY)), memoryview(out)) == len(BODY)
     assert out[:len(BODY)] == BODY
-
-
-@pytest.mark.parametrize("encoding", [None, "identity"], ids=["from the socket", "chunk by chunk"])
-def test_should_write_a_range_at_its_offset_of_a_file_and_hash_it_as_it_passes(pool, tmp_path, encoding):
-    start, length = 4096, (2 << 20) + 123  # more than one piece of the buffer
-    digest = hashlib.sha256()
-    with open(tmp_path / "part", "w+b") as f:
-        f.truncate(len(BODY))
-        response = _get(pool, "/obj", start, length, encoding)
-        assert _read_body_to_file(response, f.fileno(), start, length, digest) == length
-        f.seek(start)
-        assert f.read(length) == BODY[start:start + length]
-    assert digest.hexdigest() == hashlib.sha256(BODY[start:start + length]).hexdigest()
-    if encoding is None:
-        _read_body(_get(pool, "/obj", 0, 10), memoryview(bytearray(10)))
-        assert pool.num_connections == 1  # the connection went back to the pool
-
-
-def test_should_copy_an_object_range_into_a_file_through_the_generic_store_method(tmp_path):
-    store = DirectoryStore(tmp_path / "bucket")
-    store.put_if_absent("a/b", BODY)
-    digest = hashlib.sha256()
-    with open(tmp_path / "part", "w+b") as f:
-        assert store.read_into_file("a/b", f.fileno(), 0, len(BODY), digest) == len(BODY)
-        f.seek(0)
-        assert f.read() == BODY
-        # An object shorter than asked: its size comes back, so the caller sees the mismatch.
-        assert store.read_into_file("a/b", f.fileno(), len(BODY) - 5, 100) == len(BODY)
-    assert digest.hexdigest() == hashlib.sha256(BODY).hexdigest()
