@@ -8,19 +8,10 @@ torch = pytest.importorskip("torch", reason="torch is not installed (Debian: apt
 
 from torch.utils.data import DataLoader  # noqa: E402
 
-from conftest import SPEC, open_dataset  # noqa: E402
+from conftest import SPEC, assert_same_batch, open_dataset  # noqa: E402
 from shardflow.collate import collate_samples  # noqa: E402
 from shardflow.packed import PackedBatch, pack  # noqa: E402
 from shardflow.torch import ShardflowDataLoader, ShardflowIterableDataset  # noqa: E402
-
-
-def assert_same_batch(got, want):
-    assert list(got) == list(want)
-    for key, value in want.items():
-        if isinstance(value, torch.Tensor):
-            assert got[key].dtype == value.dtype and torch.equal(got[key], value), key
-        else:
-            assert got[key] == value, key
 
 
 def test_should_unpack_the_batch_collate_samples_makes_as_views_of_one_block(built):
