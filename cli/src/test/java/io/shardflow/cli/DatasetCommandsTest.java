@@ -305,6 +305,24 @@ class DatasetCommandsTest {
     }
 
     @Test
+    void shouldCollectTheUploadsOfAVersionThatNeverCommittedOnceOlderThanTheWindow() throws Exception {
+        ShardPublisher empty = new ShardPublisher(store, "cams", "v2", Files.createDirectories(tmp.resolve("v2")), CLOCK);
+        store.useClock(Clock.offset(CLOCK, java.time.Duration.ofHours(-2)));
+        String crashed = empty.write(0, 1, 3).objectKey();
+        store.useClock(CLOCK);
+        String inFlight = empty.write(0, 2, 3).objectKey();
+
+        Run expire = run("expire", "cams", "v2", "--json");
+
+        assertThat(expire.exitCode()).as(expire.err()).isZero();
+        assertThat(expire.json().get("snapshotId").isNull()).isTrue();
+        assertThat(expire.json().get("deletedObjects")).extracting(JsonNode::asText).containsExactly(crashed);
+        assertThat(expire.json().get("keptInsideSafetyWindow")).extracting(JsonNode::asText).containsExactly(inFlight);
+        assertThat(store.head(crashed)).isEmpty();
+        assertThat(store.head(inFlight)).isPresent();
+    }
+
+    @Test
     void shouldTakeTheS3SecretFromAPromptInsteadOfTheCommandLine() throws Exception {
         assumeTrue(S3ProxyServer.jar().isPresent(), "S3Proxy jar not installed (scripts/fetch-tools.sh)");
         try (S3ProxyServer server = S3ProxyServer.start(tmp.resolve("s3proxy")); S3ObjectStore s3 = server.store("cli-test")) {
