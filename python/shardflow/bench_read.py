@@ -105,6 +105,8 @@ def measure(args, progress: Callable[[str], None]) -> Dict[str, object]:
                  f"samples, {size / 1e6:.1f} MB at {settings.endpoint or 'AWS'}")
         if _raw_parallel_get(store, keys, args.threads) != size:
             raise SystemExit("the shard objects do not add up to the snapshot's bytes")
+        if args.workers > 0:
+            import shardflow.torch  # noqa: F401 - imported once, before any clock: a trainer has torch loaded
         runs: Dict[str, List[float]] = {"raw": [], "reader": [], "nocache": [], "dataloader": []}
         cpu: Dict[str, List[float]] = {name: [] for name in runs}
         for r in range(args.rounds):

@@ -26,14 +26,12 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Dict, Optional, Union
 
+from shardflow.cachefiles import Buffer, PartFile, map_private, unlink
 from shardflow.errors import ChecksumError
 from shardflow.log import ShardEntry
 from shardflow.store import ObjectStore
 
 log = logging.getLogger(__name__)
-
-Buffer = Union[bytearray, mmap.mmap]
-"""Shard bytes as the reader gets them: writable, so numpy views of them are too."""
 
 DEFAULT_LIMIT_BYTES = 20 << 30
 """20 GiB; ``None`` means no limit."""
@@ -95,7 +93,7 @@ class ShardCache:
         path = self.path_for(shard)
         with self._pin(path):
             try:
-                data = _map_private(path)
+                data = map_private(path)
             except FileNotFoundError:
                 return None
             self._touch(path)
@@ -104,7 +102,7 @@ class ShardCache:
                 self.stats.hits += 1
             return data
 
-    def open_part(self, shard: ShardEntry) -> Optional["PartFile"]:
+    def open_part(self, shard: ShardEntry) -> Optional[PartFile]:
         """A new file of the shard's size in the cache directory, mapped for a download to land in
         directly (no second copy to write the cache file); None if the disk cannot hold it, and the
         download then goes to memory."""
@@ -125,12 +123,12 @@ class ShardCache:
             return PartFile(path, mmap.mmap(fd, shard.bytes))
         except (OSError, ValueError) as e:
             log.warning("Cannot cache shard %s in %s: %s", shard.shard_id, self.directory, e)
-            _unlink(path)
+            unlink(path)
             return None
         finally:
             os.close(fd)
 
-    def admit_part(self, shard: ShardEntry, part: "PartFile") -> Buffer:
+    def admit_part(self, shard: ShardEntry, part: PartFile) -> Buffer:
         """Verifies a download that landed in ``part`` and moves it into the cache; returns a private
         (copy-on-write) mapping of it, so changing a sample's arrays never changes the cached file."""
         with self._lock:
@@ -138,7 +136,7 @@ class ShardCache:
             self.stats.bytes_downloaded += shard.bytes
         try:
             self._verify(shard, part.map, "after download", None)
-            data = _map_private(part.path)
+            data = map_private(part.path)
         except BaseException:
             part.discard()
             raise
@@ -150,7 +148,7 @@ class ShardCache:
                 self._touch(path)
             except OSError as e:
                 log.warning("Cannot cache shard file %s: %s", path, e)
-                _unlink(part.path)
+                unlink(part.path)
             self._evict()
         return data
 
@@ -185,14 +183,14 @@ class ShardCache:
         except OSError as e:
             # A full or read-only disk must not stop training: the bytes are verified and in memory.
             log.warning("Cannot cache shard file %s: %s", path, e)
-            _unlink(part)
+            unlink(part)
 
     @staticmethod
     def _verify(shard: ShardEntry, data: Buffer, where: str, path: Optional[str]) -> None:
         actual = hashlib.sha256(data).hexdigest()
         if len(data) != shard.bytes or actual != shard.sha256:
             if path is not None:
-                _unlink(path)
+                unlink(path)
             raise ChecksumError(shard.shard_id, shard.object_key, shard.sha256, actual, shard.bytes, len(data), where)
 
     def _touch(self, path: str) -> None:
@@ -236,7 +234,7 @@ class ShardCache:
             if e.name.endswith(".h5"):
                 files.append((st.st_mtime_ns, st.st_size, e.path))
             elif ".h5.part-" in e.name and now - st.st_mtime > _STALE_PART_SECONDS:
-                _unlink(e.path)  # left by a process that died while writing
+                unlink(e.path)  # left by a process that died while writing
         return files
 
     def _evict(self) -> None:
@@ -253,38 +251,10 @@ class ShardCache:
                 break
             if path in pinned:
                 continue
-            if _unlink(path):
+            if unlink(path):
                 self.stats.evictions += 1
                 log.debug("Evicted %s (%d bytes) from the shard cache", path, size)
             total -= size
-
-
-class PartFile:
-    """A cache file being downloaded into, through a shared writable mapping."""
-
-    def __init__(self, path: str, mapping: mmap.mmap):
-        self.path = path
-        self.map = mapping
-
-    def close(self) -> None:
-        try:
-            self.map.close()
-        except BufferError:
-            pass  # a view of it is still alive (an error's traceback): unmapped once it goes
-
-    def discard(self) -> None:
-        self.close()
-        _unlink(self.path)
-
-
-def _map_private(path: str) -> Buffer:
-    """The file's bytes as a private, writable mapping: read from the page cache without a copy,
-    and a write to it (a trainer changing a sample in place) never reaches the file."""
-    with open(path, "rb") as f:
-        size = os.fstat(f.fileno()).st_size
-        if size == 0:
-            return bytearray()  # mmap refuses empty files; the checks then report the size
-        return mmap.mmap(f.fileno(), size, access=mmap.ACCESS_COPY)
 
 
 class NoCache(ShardCache):
@@ -313,11 +283,3 @@ class NoCache(ShardCache):
 
     def size_bytes(self) -> int:
         return 0
-
-
-def _unlink(path: str) -> bool:
-    try:
-        os.unlink(path)
-        return True
-    except FileNotFoundError:
-        return False

@@ -18,9 +18,10 @@ from __future__ import annotations
 import logging
 import threading
 from concurrent.futures import Future, ThreadPoolExecutor
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Dict, List, Optional, Sequence, Set, Tuple
 
-from shardflow.cache import Buffer, PartFile, ShardCache
+from shardflow.cache import ShardCache
+from shardflow.cachefiles import Buffer, PartFile
 from shardflow.log import ShardEntry
 from shardflow.store import ObjectStore
 
@@ -88,6 +89,8 @@ class ShardFetcher:
         self._writer = ThreadPoolExecutor(1, thread_name_prefix="shardflow-cache-write") if depth > 0 else None
         self._writes = threading.BoundedSemaphore(depth + 1)
         self._pending: Dict[str, Future] = {}
+        self._unfinished: Set[_Download] = set()  # downloads with parts still to come
+        self._lock = threading.Lock()
 
     def schedule(self, shards: Sequence[ShardEntry]) -> None:
         """Starts fetching these shards (the next to be read first), at most ``depth + 1`` pending."""
@@ -116,11 +119,20 @@ class ShardFetcher:
 
     def close(self) -> None:
         """Drops what has not started and waits for the GETs and cache writes under way, so no
-        thread of this reader outlives it."""
+        thread of this reader outlives it; a download whose remaining parts were dropped leaves no
+        part file behind."""
         if self._pool is not None:
             self._pool.shutdown(wait=True, cancel_futures=True)
             self._writer.shutdown(wait=True)
             self._pending.clear()
+            with self._lock:
+                dropped, self._unfinished = self._unfinished, set()
+            for download in dropped:
+                if download.part is not None:
+                    download.part.discard()
+                if not download.result.done():
+                    download.result.set_exception(RuntimeError(f"the reader closed before shard "
+                                                               f"{download.shard.shard_id} was downloaded"))
 
     def _start(self, shard: ShardEntry, result: Future, inline: bool = False) -> None:
         try:
@@ -130,6 +142,8 @@ class ShardFetcher:
                 return
             parts = byte_ranges(shard.bytes, self._range_size, self._range_threshold)
             download = _Download(shard, len(parts), result, self._cache.open_part(shard))
+            with self._lock:
+                self._unfinished.add(download)
             for part in parts[1:]:
                 if inline:
                     self._part(download, part)
@@ -152,6 +166,8 @@ class ShardFetcher:
             self._finish(download)
 
     def _finish(self, download: _Download) -> None:
+        with self._lock:
+            self._unfinished.discard(download)
         try:
             if download.error is not None or download.wrong_size:
                 if download.part is not None:

@@ -18,18 +18,18 @@ timing, so it can be replayed: resuming after ``n`` samples replays the first ``
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, fields
-from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple
 
-import numpy as np
-
-from shardflow.fetch import (DEFAULT_PREFETCH, DEFAULT_RANGE_SIZE, DEFAULT_RANGE_THRESHOLD, ShardFetcher,
-                             check_fetch_options)
+from shardflow.fetch import ShardFetcher
 from shardflow.log import CommitLog, ShardEntry, Snapshot
-from shardflow.order import ShuffleBuffer, check_seed, sample_rng, shard_order, split
+from shardflow.options import StreamOptions
+from shardflow.order import ShuffleBuffer, sample_rng, shard_order, split
+from shardflow.resume import STATE_FORMAT, ResumePoint, make_state, merge_states, parse_state
 from shardflow.shard import Shard
 
-STATE_FORMAT = "shardflow.sample-stream/1"
+__all__ = ["METADATA_KEYS", "STATE_FORMAT", "ResumePoint", "Sample", "ShardSource", "StreamOptions", "make_state",
+           "merge_states", "parse_state", "segments", "worker_samples"]
+
 METADATA_KEYS = ("sample_id", "device_id", "produced_at", "attributes")
 
 
@@ -53,34 +53,6 @@ def _make_sample(data, position):
     s = Sample(data)
     s.position = position
     return s
-
-
-@dataclass(frozen=True)
-class StreamOptions:
-    seed: int = 0
-    epoch: int = 0
-    shuffle_shards: bool = True
-    shuffle_buffer: int = 1000
-    follow: bool = False
-    poll_interval: float = 5.0
-    follow_timeout: Optional[float] = None
-    attributes: bool = False
-    prefetch: int = DEFAULT_PREFETCH
-    range_size: int = DEFAULT_RANGE_SIZE
-    range_threshold: int = DEFAULT_RANGE_THRESHOLD
-
-    def __post_init__(self):
-        check_seed(self.seed, self.epoch)
-        if self.shuffle_buffer < 0:
-            raise ValueError(f"shuffle_buffer must be >= 0, got {self.shuffle_buffer}")
-        if self.poll_interval <= 0:
-            raise ValueError(f"poll_interval must be > 0 seconds, got {self.poll_interval}")
-        if self.follow_timeout is not None and self.follow_timeout < 0:
-            raise ValueError(f"follow_timeout must be >= 0 seconds or None, got {self.follow_timeout}")
-        check_fetch_options(self.prefetch, self.range_size, self.range_threshold)
-
-    def with_epoch(self, epoch: int) -> "StreamOptions":
-        return StreamOptions(**{**{f.name: getattr(self, f.name) for f in fields(self)}, "epoch": epoch})
 
 
 def segments(log: CommitLog, snapshot: Snapshot, opts: StreamOptions, g: int, total: int,
@@ -233,70 +205,3 @@ def _sample(shard: Shard, row: int) -> Sample:
     if shard.attributes:
         s["attributes"] = shard.attributes[row]
     return s
-
-
-# ---- resume state -------------------------------------------------------------------------------
-
-def make_state(dataset: str, version: str, snapshot_id: int, opts: StreamOptions, total: Optional[int],
-               yielded: Mapping[int, int]) -> Dict[str, Any]:
-    """The resume state: enough to replay every reader's stream and skip what it already yielded.
-
-    ``yielded[g]`` is how many samples reader ``g`` of ``total`` had handed out (to the trainer) in
-    ``epoch``; a reader that is not listed had handed out none.
-    """
-    return {
-        "format": STATE_FORMAT, "dataset": dataset, "version": version, "snapshot_id": snapshot_id,
-        "seed": opts.seed, "epoch": opts.epoch, "shuffle_shards": opts.shuffle_shards,
-        "shuffle_buffer": opts.shuffle_buffer, "total_readers": total,
-        "yielded": {str(g): int(n) for g, n in sorted(yielded.items())},
-    }
-
-
-@dataclass(frozen=True)
-class ResumePoint:
-    snapshot_id: int
-    epoch: int
-    total: Optional[int]
-    yielded: Dict[int, int]
-
-    def skip_for(self, g: int, total: int) -> int:
-        if self.yielded and self.total != total:
-            raise ValueError(f"the resume state was saved with {self.total} readers (ranks x DataLoader workers) "
-                             f"and is now read with {total}: resume with the same world_size * num_workers")
-        return self.yielded.get(g, 0)
-
-
-def parse_state(state: Mapping[str, Any], dataset: str, version: str, opts: StreamOptions) -> ResumePoint:
-    """Checks a resume state against the dataset and the options that shape the stream."""
-    if state.get("format") != STATE_FORMAT:
-        raise ValueError(f"not a shardflow resume state (format {state.get('format')!r}, expected {STATE_FORMAT!r})")
-    if (state["dataset"], state["version"]) != (dataset, version):
-        raise ValueError(f"the resume state is for {state['dataset']}/{state['version']}, not {dataset}/{version}")
-    for name in ("seed", "shuffle_shards", "shuffle_buffer"):
-        if state[name] != getattr(opts, name):
-            raise ValueError(f"the resume state was saved with {name}={state[name]!r} but this reader has "
-                             f"{name}={getattr(opts, name)!r}; the replayed order would differ")
-    yielded = {int(g): int(n) for g, n in state["yielded"].items()}
-    return ResumePoint(int(state["snapshot_id"]), int(state["epoch"]), state.get("total_readers"), yielded)
-
-
-def merge_states(states: Sequence[Mapping[str, Any]]) -> Dict[str, Any]:
-    """One state from the states of several ranks of the same run (each knows its own readers)."""
-    if not states:
-        raise ValueError("no states to merge")
-    merged = dict(states[0])
-    yielded: Dict[str, int] = {}
-    for state in states:
-        for key in ("format", "dataset", "version", "snapshot_id", "seed", "epoch", "shuffle_shards",
-                    "shuffle_buffer"):
-            if state[key] != merged[key]:
-                raise ValueError(f"cannot merge resume states with different {key}: {merged[key]!r} and {state[key]!r}")
-        if state.get("total_readers") is not None:
-            if merged.get("total_readers") not in (None, state["total_readers"]):
-                raise ValueError(f"cannot merge resume states of {merged['total_readers']} and "
-                                 f"{state['total_readers']} readers")
-            merged["total_readers"] = state["total_readers"]
-        for g, n in state["yielded"].items():
-            yielded[str(g)] = max(yielded.get(str(g), 0), int(n))
-    merged["yielded"] = dict(sorted(yielded.items(), key=lambda kv: int(kv[0])))
-    return merged

@@ -16,21 +16,19 @@ the batches: :class:`ShardflowDataLoader` (a DataLoader) does it, with any numbe
 
 from __future__ import annotations
 
-import math
 import os
-import time
 from typing import Any, Callable, Dict, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
 import torch
 from torch.utils.data import DataLoader, IterableDataset, get_worker_info
-from torch.utils.data.dataloader import default_collate, default_convert
+from torch.utils.data.dataloader import default_convert
 
-import numpy as np
-
+from shardflow.collate import collate_samples, ragged_collate
 from shardflow.dataset import Dataset
 from shardflow.fetch import DEFAULT_PREFETCH, DEFAULT_RANGE_SIZE, DEFAULT_RANGE_THRESHOLD
 from shardflow.media import decode_image
+from shardflow.packed import PackedBatch, pack_samples
 from shardflow.stream import ResumePoint, StreamOptions, make_state, merge_states, parse_state
 
 __all__ = ["ShardflowIterableDataset", "ShardflowDataLoader", "collate_samples", "merge_states", "rank_and_world_size",
@@ -123,14 +121,17 @@ class ShardflowIterableDataset(IterableDataset):
         in_main = get_worker_info() is None
         if in_main:
             self._begin(resume)
+        # Looked up once: most specs need no conversion, and then no per-sample loop runs at all.
+        converted = [t for t in self.dataset.spec.tensors
+                     if (t.encoding and self.decode_images) or t.dtype == "bfloat16" or t.dtype in _WIDENED]
         for sample in self.dataset._stream(self.options, g, total, self.dataset.snapshot_id, skip):
             if in_main:
                 self.observe([sample.position])
-            yield self._convert(sample)
+            yield self._convert(sample, converted) if converted else sample
 
-    def _convert(self, sample):
+    def _convert(self, sample, tensors):
         """Types torch has no numpy bridge for, and images decoded (see the class notes)."""
-        for t in self.dataset.spec.tensors:
+        for t in tensors:
             value = sample.get(t.name)
             if t.encoding and self.decode_images:
                 sample[t.name] = torch.from_numpy(decode_image(value))
@@ -181,47 +182,6 @@ class ShardflowIterableDataset(IterableDataset):
         self._total = point.total
 
 
-_TORCH_DTYPES = {np.dtype(n): t for n, t in (
-    ("bool", torch.bool), ("uint8", torch.uint8), ("int8", torch.int8), ("int16", torch.int16),
-    ("int32", torch.int32), ("int64", torch.int64), ("float16", torch.float16), ("float32", torch.float32),
-    ("float64", torch.float64))}
-
-
-def _stack_arrays(batch, *, collate_fn_map=None):
-    """Stacks a batch of numpy arrays with one copy, straight into shared memory in a DataLoader
-    worker (as torch's own collate does for tensors), without a tensor per sample first."""
-    elem = batch[0]
-    if elem.dtype.kind in "OSUV" or not elem.dtype.isnative:
-        return _default_numpy_collate(batch, collate_fn_map=collate_fn_map)
-    dtype = _TORCH_DTYPES.get(elem.dtype)
-    if dtype is None:
-        return _default_numpy_collate(batch, collate_fn_map=collate_fn_map)
-    shape = (len(batch),) + elem.shape
-    if get_worker_info() is not None:
-        numel = math.prod(shape)
-        storage = torch.empty(0, dtype=dtype).storage()._new_shared(numel)
-        out = torch.empty(0, dtype=dtype).new(storage).resize_(*shape)
-    else:
-        out = torch.empty(shape, dtype=dtype)
-    np.stack(batch, out=out.numpy())
-    return out
-
-
-try:  # torch >= 1.13: the collate of numpy arrays can be replaced on its own
-    from torch.utils.data._utils.collate import collate as _collate
-    from torch.utils.data._utils.collate import collate_numpy_array_fn as _default_numpy_collate
-    from torch.utils.data._utils.collate import default_collate_fn_map as _default_map
-
-    _SAMPLE_COLLATE_MAP = {**_default_map, np.ndarray: _stack_arrays}
-
-    def collate_samples(batch):
-        """torch's default collate, with numpy tensors stacked with one copy (:func:`_stack_arrays`):
-        the same batch, faster. ShardflowDataLoader's default."""
-        return _collate(batch, collate_fn_map=_SAMPLE_COLLATE_MAP)
-except ImportError:  # older torch: its default collate as it is
-    collate_samples = default_collate
-
-
 class _PositionCollate:
     """Collates with the user's function and passes the samples' positions alongside the batch."""
 
@@ -239,7 +199,9 @@ class ShardflowDataLoader(DataLoader):
     so ``dataset.state_dict()`` is exact at any point of the loop, with any ``num_workers``.
 
     Batches are exactly what ``collate_fn`` makes of the samples; by default :func:`collate_samples`
-    (what torch's default collate makes, stacking numpy tensors with one copy), or, when the spec has
+    (what torch's default collate makes, stacking numpy tensors with one copy; from a worker, a
+    batch's tensors travel in one block of shared memory, see :mod:`shardflow.packed`, and arrive
+    as views of it), or, when the spec has
     string, bytes, image or free-shape tensors, :func:`ragged_collate` with ``ragged`` = ``"pad"``
     (default: zero-padded to the batch's largest shape, with the true shapes under ``<name>_shape``)
     or ``"list"`` (a list of tensors of their own shapes).
@@ -263,7 +225,8 @@ class ShardflowDataLoader(DataLoader):
             if batch_size is None:
                 collate_fn = default_convert
             else:
-                collate_fn = (lambda samples: ragged_collate(samples, ragged)) if variable else collate_samples
+                # pack_samples: collate_samples' batch, in a worker one shared block instead of one per tensor
+                collate_fn = (lambda samples: ragged_collate(samples, ragged)) if variable else pack_samples
         super().__init__(dataset, batch_size=batch_size, collate_fn=_PositionCollate(collate_fn), **kwargs)
 
     def __iter__(self):
@@ -275,32 +238,4 @@ class ShardflowDataLoader(DataLoader):
         # With num_workers=0 the dataset iterates in this process and begins by itself.
         for positions, batch in iterator:
             dataset.observe([p for p in positions if p is not None])
-            yield batch
-
-
-def ragged_collate(samples, ragged: str = "pad"):
-    """Batches samples whose tensors may differ in shape. Equal shapes stack as default_collate
-    does; differing ones are zero-padded to the largest size in each dimension, with a
-    ``<name>_shape`` int64 tensor (B, rank) of the true shapes (``ragged="pad"``), or kept as a
-    list (``ragged="list"``). ``str`` and ``bytes`` values stay lists."""
-    batch = {}
-    for key in samples[0]:
-        values = [s[key] for s in samples]
-        first = values[0]
-        if isinstance(first, (str, bytes, dict)) or not hasattr(first, "shape"):
-            batch[key] = default_collate(values) if not isinstance(first, (bytes, dict)) else values
-            continue
-        tensors = [v if isinstance(v, torch.Tensor) else torch.as_tensor(np.asarray(v)) for v in values]
-        shapes = [tuple(t.shape) for t in tensors]
-        if all(shape == shapes[0] for shape in shapes):
-            batch[key] = torch.stack(tensors)
-        elif ragged == "list":
-            batch[key] = tensors
-        else:
-            size = [max(dims) for dims in zip(*shapes)]
-            padded = tensors[0].new_zeros([len(tensors)] + size)
-            for i, t in enumerate(tensors):
-                padded[(i,) + tuple(slice(0, d) for d in t.shape)] = t
-            batch[key] = padded
-            batch[key + "_shape"] = torch.tensor(shapes, dtype=torch.int64)
-    return batch
+            yield batch.unpack() if isinstance(batch, PackedBatch) else batch

@@ -89,3 +89,15 @@ def open_dataset(b: Built, **kwargs):
 
     kwargs.setdefault("cache_dir", b.cache_dir)
     return Dataset("s3://unit-tests", "cams", "v1", s3=b.store, **kwargs)
+
+
+def assert_same_batch(got, want):
+    """The same keys in the same order, tensors of the same dtype and values, everything else equal."""
+    import torch
+
+    assert list(got) == list(want)
+    for key, value in want.items():
+        if isinstance(value, torch.Tensor):
+            assert got[key].dtype == value.dtype and torch.equal(got[key], value), key
+        else:
+            assert got[key] == value, key

@@ -102,6 +102,26 @@ def test_should_keep_at_most_prefetch_gets_in_flight_and_prefetch_plus_one_shard
     assert store.most_in_flight == 2
 
 
+def test_should_leave_no_part_file_when_closed_with_parts_of_a_ranged_download_not_started(built, tmp_path):
+    store = GatedStore(built.store.root)
+    ds = open_dataset(built)
+    shard = max(ds.shards, key=lambda s: s.bytes)
+    cache = ShardCache(tmp_path / "c")
+    fetcher = ShardFetcher(cache, store, depth=1, range_size=500, range_threshold=1)  # one GET thread
+    fetcher.schedule([shard])
+    deadline = time.monotonic() + 10
+    while store.in_flight < 1 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert [n for n in os.listdir(cache.directory) if ".part" in n], "the first part is being written"
+    closing = threading.Thread(target=fetcher.close)
+    closing.start()  # drops the queued parts, then waits for the running one
+    time.sleep(0.2)
+    store.gate.set()
+    closing.join(10)
+    assert not closing.is_alive()
+    assert os.listdir(cache.directory) == [], "neither a part file nor a cache file of a partial download"
+
+
 @pytest.mark.parametrize("settings", [dict(prefetch=3, range_size=700, range_threshold=1),
                                       dict(prefetch=8, range_size=1 << 20, range_threshold=1 << 30)])
 def test_should_yield_the_same_samples_in_the_same_order_whatever_the_prefetch_and_ranges(built, tmp_path, settings):

@@ -10,7 +10,7 @@ torch = pytest.importorskip("torch", reason="torch is not installed (Debian: apt
 
 from torch.utils.data import DataLoader  # noqa: E402
 
-from conftest import SPEC, open_dataset  # noqa: E402
+from conftest import SPEC, assert_same_batch, open_dataset  # noqa: E402
 from shardflow.testing import expected_tensor  # noqa: E402
 from shardflow.torch import ShardflowDataLoader, ShardflowIterableDataset, merge_states, rank_and_world_size  # noqa: E402
 
@@ -164,13 +164,7 @@ def test_should_collate_batches_exactly_as_torch_default_collate_does(built):
     from shardflow.torch import collate_samples
 
     samples = list(open_dataset(built).samples(shuffle_buffer=5, attributes=True))[:16]
-    fast, reference = collate_samples(samples), default_collate(samples)
-    assert set(fast) == set(reference)
-    for key, value in reference.items():
-        if isinstance(value, torch.Tensor):
-            assert fast[key].dtype == value.dtype and torch.equal(fast[key], value), key
-        else:
-            assert fast[key] == value, key
+    assert_same_batch(collate_samples(samples), default_collate(samples))
 
 
 def test_should_hand_out_the_same_batches_from_dataloader_workers_with_the_fast_collate(built):

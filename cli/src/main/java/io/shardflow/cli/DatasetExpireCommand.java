@@ -57,13 +57,15 @@ final class DatasetExpireCommand extends DatasetLifecycleSubcommand {
             out.put("deletedObjects", result.collected().deleted());
             out.put("deletedBytes", result.collected().deletedBytes());
             out.put("keptInsideSafetyWindow", result.collected().tooNew());
+            out.put("deletedCheckpoints", result.collected().deletedCheckpoints());
             out().println(JsonOutput.write(out));
         } else {
             out().printf("%s%d snapshots expired (%s), %d objects %s (%d bytes), %d unreferenced objects younger than %s"
-                    + " kept%n", dryRun ? "dry run: " : "", result.expired().size(),
+                    + " kept, %d superseded checkpoints %s%n", dryRun ? "dry run: " : "", result.expired().size(),
                     SnapshotRanges.format(result.expired()), result.collected().deleted().size(),
                     dryRun ? "to delete" : "deleted", result.collected().deletedBytes(),
-                    result.collected().tooNew().size(), safetyWindow);
+                    result.collected().tooNew().size(), safetyWindow, result.collected().deletedCheckpoints().size(),
+                    dryRun ? "to delete" : "deleted");
         }
         return 0;
     }

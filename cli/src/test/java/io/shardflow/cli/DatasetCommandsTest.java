@@ -1,10 +1,10 @@
 package io.shardflow.cli;
 
+import static io.shardflow.cli.DatasetCommandRunner.CLOCK;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
+import io.shardflow.cli.DatasetCommandRunner.Run;
 import io.shardflow.dataset.layout.DatasetLayout;
 import io.shardflow.dataset.log.Checkpoint;
 import io.shardflow.dataset.log.CheckpointCodec;
@@ -14,31 +14,18 @@ import io.shardflow.dataset.log.ShardPublisher;
 import io.shardflow.dataset.quarantine.QuarantineLog;
 import io.shardflow.dataset.quarantine.QuarantinedShard;
 import io.shardflow.dataset.store.InMemoryObjectStore;
-import io.shardflow.dataset.store.ObjectStore;
-import io.shardflow.dataset.store.S3ObjectStore;
-import io.shardflow.dataset.store.S3ProxyServer;
-import java.io.PrintWriter;
-import java.io.StringWriter;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Clock;
 import java.time.Instant;
-import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.function.Function;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import picocli.CommandLine;
 
-/** The {@code dataset} commands run in-process with picocli, on an in-memory store (and once on a real S3Proxy). */
+/** The {@code dataset} commands that read and create, run in-process on an in-memory store. */
 class DatasetCommandsTest {
-
-    private static final Clock CLOCK = Clock.fixed(Instant.parse("2026-05-01T10:00:00Z"), ZoneOffset.UTC);
-    private static final ObjectMapper JSON = new ObjectMapper();
 
     @TempDir
     Path tmp;
@@ -46,24 +33,9 @@ class DatasetCommandsTest {
     private final InMemoryObjectStore store = new InMemoryObjectStore();
     private ShardPublisher publisher;
 
-    /** Output of one run. */
-    record Run(int exitCode, String out, String err) {
-        JsonNode json() throws Exception {
-            return JSON.readTree(out);
-        }
-    }
-
     @BeforeEach
     void publishThreeSnapshots() throws Exception {
-        publisher = publish(store);
-    }
-
-    private ShardPublisher publish(ObjectStore target) throws Exception {
-        ShardPublisher p = new ShardPublisher(target, "cams", "v1", Files.createDirectories(tmp.resolve("scratch")), CLOCK);
-        p.publish(0, 3, 5, 4, 6);
-        p.publish(1, 7, 2, 3);
-        p.publish(2, 4, 4, 5, 1, 2);
-        return p;
+        publisher = DatasetCommandRunner.publishThreeSnapshots(store, tmp);
     }
 
     @Test
@@ -248,125 +220,7 @@ class DatasetCommandsTest {
         assertThat(run.err()).contains("no dataset nope/v1");
     }
 
-    @Test
-    void shouldRunAgainstARealS3ServerThroughTheEndpointOptions() throws Exception {
-        assumeTrue(S3ProxyServer.jar().isPresent(), "S3Proxy jar not installed (scripts/fetch-tools.sh)");
-        try (S3ProxyServer server = S3ProxyServer.start(tmp.resolve("s3proxy")); S3ObjectStore s3 = server.store("cli-test")) {
-            publish(s3);
-            Path secretFile = Files.writeString(tmp.resolve("s3-secret"), S3ProxyServer.SECRET_KEY + "\n");
-            String[] endpoint = {"--s3-endpoint", server.endpoint(), "--s3-access-key", S3ProxyServer.ACCESS_KEY,
-                    "--s3-secret-key-file", secretFile.toString(), "--bucket", "cli-test", "--stack-dir", tmp.toString()};
-
-            Run verify = execute(null, concat(new String[] {"verify", "cams", "v1"}, endpoint));
-            Run list = execute(null, concat(new String[] {"list", "--json"}, endpoint));
-
-            assertThat(verify.exitCode()).as(verify.err()).isZero();
-            assertThat(verify.out()).contains("snapshot 3: 12 shards, 46 samples: OK");
-            assertThat(list.json().get("datasets").get(0).get("versions").get(0).get("latestSnapshot").asLong()).isEqualTo(3);
-        }
-    }
-
-    @Test
-    void shouldCompactTagDeleteAndExpireWithClearRefusals() throws Exception {
-        store.useClock(Clock.offset(CLOCK, java.time.Duration.ofDays(-2)));
-        Run tag = run("tag", "cams", "v1", "before-compaction", "--snapshot", "2", "--json");
-        Run compact = run("compact", "cams", "v1", "--target-samples", "10", "--json");
-        Run again = run("compact", "cams", "v1", "--target-samples", "10");
-        Run twice = run("tag", "cams", "v1", "before-compaction");
-        Run delete = run("delete", "cams", "v1", "--device-id", "dev-1", "--reason", "faulty sensor", "--json");
-        Run nothing = run("delete", "cams", "v1", "--sample-id", "no-such-sample", "--reason", "erasure");
-        Run tagged = run("expire", "cams", "v1", "--through", "3");
-        Run expire = run("expire", "cams", "v1", "--keep-last", "1", "--safety-window", "PT1H", "--json");
-
-        assertThat(tag.exitCode()).isZero();
-        assertThat(tag.json().get("snapshotId").asLong()).isEqualTo(2);
-        assertThat(compact.exitCode()).as(compact.err()).isZero();
-        assertThat(compact.json().get("removedShards").size()).isGreaterThan(1);
-        assertThat(compact.err()).contains("compact: merged group 1 of");
-        assertThat(again.out()).contains("nothing to compact");
-        assertThat(twice.exitCode()).isEqualTo(1);
-        assertThat(twice.err()).contains("tag 'before-compaction' already names snapshot 2");
-        assertThat(delete.exitCode()).as(delete.err()).isZero();
-        assertThat(delete.json().get("deletedSamples").asLong()).isEqualTo(5 + 2 + 4);
-        assertThat(nothing.exitCode()).isEqualTo(1);
-        assertThat(nothing.err()).contains("nothing deleted");
-        assertThat(tagged.exitCode()).isEqualTo(1);
-        assertThat(tagged.err()).contains("would drop snapshot 2, which tag 'before-compaction' names");
-        assertThat(expire.exitCode()).as(expire.err()).isZero();
-        assertThat(expire.json().get("deletedObjects").size()).isPositive();
-        Run verify = run("verify", "cams", "v1", "--json");
-        assertThat(verify.exitCode()).as(verify.out()).isZero();
-        assertThat(verify.json().get("samples").asLong()).isEqualTo(46 - 11);
-        Run snapshots = run("snapshots", "cams", "v1", "--json");
-        assertThat(snapshots.json().get("snapshots").findValuesAsText("kind"))
-                .contains("append", "tag", "replace", "delete", "expire");
-        assertThat(run("verify", "cams", "v1", "--snapshot", "2").exitCode()).isZero();
-        assertThat(run("show", "cams", "v1", "--snapshot", "3").err()).contains("has expired");
-    }
-
-    @Test
-    void shouldTakeTheS3SecretFromAPromptInsteadOfTheCommandLine() throws Exception {
-        assumeTrue(S3ProxyServer.jar().isPresent(), "S3Proxy jar not installed (scripts/fetch-tools.sh)");
-        try (S3ProxyServer server = S3ProxyServer.start(tmp.resolve("s3proxy")); S3ObjectStore s3 = server.store("cli-test")) {
-            publish(s3);
-            String[] verify = {"verify", "cams", "v1", "--s3-endpoint", server.endpoint(), "--s3-access-key",
-                    S3ProxyServer.ACCESS_KEY, "--ask-s3-secret-key", "--bucket", "cli-test", "--stack-dir", tmp.toString()};
-
-            Run typed = withStandardInput(S3ProxyServer.SECRET_KEY + "\n", () -> execute(null, verify));
-            Run mistyped = withStandardInput("not-the-secret\n", () -> execute(null, verify));
-
-            assertThat(typed.exitCode()).as(typed.err()).isZero();
-            assertThat(typed.out()).contains("snapshot 3: 12 shards, 46 samples: OK");
-            assertThat(mistyped.exitCode()).as("the prompt's value is the one used").isNotZero();
-        }
-    }
-
-    private static Run withStandardInput(String typed, java.util.function.Supplier<Run> action) {
-        java.io.InputStream original = System.in;
-        System.setIn(new java.io.ByteArrayInputStream(typed.getBytes(java.nio.charset.StandardCharsets.UTF_8)));
-        try {
-            return action.get();
-        } finally {
-            System.setIn(original);
-        }
-    }
-
     private Run run(String... args) {
-        return execute(endpoints -> store, args);
-    }
-
-    /** Runs {@code dataset ARGS}; a null opener keeps the real one (S3 from the endpoint options). */
-    private static Run execute(Function<Endpoints, ObjectStore> opener, String... args) {
-        CommandLine.IFactory defaults = CommandLine.defaultFactory();
-        CommandLine cli = new CommandLine(new DatasetCommand(), new CommandLine.IFactory() {
-            @Override
-            public <K> K create(Class<K> type) throws Exception {
-                K made = defaults.create(type);
-                if (made instanceof DatasetSubcommand command) {
-                    if (opener != null) {
-                        command.opener = opener;
-                    }
-                    command.clock = CLOCK;
-                }
-                return made;
-            }
-        });
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        cli.setOut(new PrintWriter(out));
-        cli.setErr(new PrintWriter(err));
-        cli.setExecutionExceptionHandler((e, commandLine, parseResult) -> {
-            commandLine.getErr().println("shardflow: " + e.getMessage());
-            return Shardflow.exitCodeOf(e);
-        });
-        int code = cli.execute(args);
-        return new Run(code, out.toString(), err.toString());
-    }
-
-    private static String[] concat(String[] a, String[] b) {
-        String[] all = new String[a.length + b.length];
-        System.arraycopy(a, 0, all, 0, a.length);
-        System.arraycopy(b, 0, all, a.length, b.length);
-        return all;
+        return DatasetCommandRunner.run(store, args);
     }
 }

@@ -16,6 +16,7 @@ import io.shardflow.dataset.retry.Sleeper;
 import io.shardflow.dataset.store.ObjectStore;
 import io.shardflow.dataset.store.S3ObjectStore;
 import io.shardflow.sink.commit.ShardCommitter;
+import io.shardflow.sink.compaction.BackgroundCompaction;
 import io.shardflow.sink.config.SinkConfig;
 import io.shardflow.sink.quarantine.ShardQuarantine;
 import io.shardflow.sink.flow.Backpressure;
@@ -56,6 +57,8 @@ public final class ShardSinkApp implements ServiceMain.RunningService {
 
     /** The samples-topic readers: closed once the worker has stopped. */
     private final AutoCloseable samples;
+    /** Background compaction's rounds (nothing when compaction.enabled is false): stopped first on close. */
+    private volatile AutoCloseable compaction = () -> { };
 
     private ShardSinkApp(SinkWorker worker, AutoCloseable samples, MetricsEndpoint metricsEndpoint, Duration shutdownTimeout) {
         this.worker = worker;
@@ -119,6 +122,8 @@ public final class ShardSinkApp implements ServiceMain.RunningService {
             endpoint.readiness(worker::isReady);
         }
         app.thread.start();
+        app.compaction = BackgroundCompaction.startIfEnabled(config.compaction(), store, committer, config.shardWriter(),
+                config.spoolDir().resolve("compaction"), config.getString(SinkConfig.COMMITTER_ID), meters);
         LOG.info("shard-sink started: {} -> {} ({}), spool {}", config.getString(SinkConfig.TOPIC_ASSIGNMENTS),
                 config.s3().endpoint(), config.s3().bucket(), config.spoolDir());
         return app;
@@ -192,6 +197,7 @@ public final class ShardSinkApp implements ServiceMain.RunningService {
     @Override
     public void close() {
         long started = System.nanoTime();
+        closeQuietly(compaction);
         worker.stop();
         try {
             if (finished.await(shutdownTimeout.toMillis(), TimeUnit.MILLISECONDS)) {

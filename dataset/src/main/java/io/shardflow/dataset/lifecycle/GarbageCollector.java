@@ -1,6 +1,7 @@
 package io.shardflow.dataset.lifecycle;
 
 import io.shardflow.dataset.layout.DatasetLayout;
+import io.shardflow.dataset.log.CheckpointChains;
 import io.shardflow.dataset.log.CommitLog;
 import io.shardflow.dataset.store.ObjectStore;
 import io.shardflow.dataset.store.StoredObject;
@@ -9,7 +10,10 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.NavigableMap;
 import java.util.NavigableSet;
+import java.util.TreeSet;
 import java.util.Set;
 import java.util.function.Consumer;
 
@@ -20,8 +24,9 @@ import java.util.function.Consumer;
  * durable and re-read just before deleting, so a snapshot committed meanwhile is kept. An object
  * newer than the safety window is never deleted, whatever the log says: a shard-sink may have
  * uploaded it and not yet committed it (its commit follows the upload within seconds, or within its
- * retry budget during an outage). Only {@code shards/} is collected: checkpoints, log entries,
- * tags and quarantine records hold no sample data and stay.
+ * retry budget during an outage). Besides {@code shards/}, checkpoints that opening no kept
+ * snapshot reads are collected ({@link CheckpointChains}), under the same window: a reader may be
+ * loading an older chain right now. Log entries, tags and quarantine records stay.
  */
 public final class GarbageCollector {
 
@@ -36,7 +41,7 @@ public final class GarbageCollector {
     }
 
     /** What a collection found: objects deleted (or, dry run, that would be), and unreferenced ones kept as too new. */
-    public record Result(List<String> deleted, long deletedBytes, List<String> tooNew) {
+    public record Result(List<String> deleted, long deletedBytes, List<String> tooNew, List<String> deletedCheckpoints) {
     }
 
     /**
@@ -86,7 +91,36 @@ public final class GarbageCollector {
         }
         progress.accept((dryRun ? "would delete " : "deleted ") + deleted.size() + " objects (" + bytes + " bytes); "
                 + tooNew.size() + " unreferenced objects are inside the safety window of " + safetyWindow);
-        return new Result(deleted, bytes, tooNew);
+        List<String> checkpoints = collectCheckpoints(dataset, version, withNewer(kept, lastBefore, latest), latest,
+                cutoff, dryRun);
+        progress.accept((dryRun ? "would delete " : "deleted ") + checkpoints.size()
+                + " checkpoints that opening no kept snapshot reads");
+        return new Result(deleted, bytes, tooNew, checkpoints);
+    }
+
+    /**
+     * Deletes the checkpoints outside every chain a reader of a kept snapshot (or of the latest)
+     * follows. Checkpoints newer than what the log showed, or inside the window, stay: a committer
+     * may be writing one on a base it just checked.
+     */
+    private List<String> collectCheckpoints(String dataset, String version, NavigableSet<Long> kept, long latest,
+                                            Instant cutoff, boolean dryRun) {
+        CheckpointChains chains = new CheckpointChains(store, dataset, version);
+        NavigableMap<Long, StoredObject> existing = chains.list();
+        NavigableSet<Long> opened = new TreeSet<>(kept);
+        opened.add(Long.MAX_VALUE);
+        NavigableSet<Long> needed = chains.needed(opened, existing.navigableKeySet());
+        List<String> deleted = new ArrayList<>();
+        for (Map.Entry<Long, StoredObject> checkpoint : existing.headMap(latest, true).entrySet()) {
+            StoredObject object = checkpoint.getValue();
+            if (!needed.contains(checkpoint.getKey()) && object.lastModified().isBefore(cutoff)) {
+                if (!dryRun) {
+                    store.delete(object.key());
+                }
+                deleted.add(object.key());
+            }
+        }
+        return deleted;
     }
 
     private static NavigableSet<Long> withNewer(NavigableSet<Long> kept, long known, long latest) {

@@ -17,14 +17,24 @@ import org.slf4j.LoggerFactory;
  * with a warning and the reader falls back to log entries.
  *
  * <p>Checkpoints are incremental (format version 2): the one at {@code n} holds entries
- * {@code base+1..n} and names its base, another checkpoint. The base follows the binary form of
- * {@code j = n / interval}: {@code base = (j - lowbit(j)) * interval}, so the chain from any
- * checkpoint to the start has at most log2(j) + 1 links, and the chain of the latest checkpoint
- * holds every entry exactly once. Version-1 checkpoints (a whole snapshot) end a chain.
+ * {@code base+1..n} and names its base, another checkpoint. With {@code j = n / interval}, the base
+ * is {@code j - span(j)} intervals back, where {@code span(j)} is the largest power of
+ * {@value #FANOUT} dividing {@code j}, capped at {@value #FANOUT}^({@value #LEVELS} - 1): a bounded
+ * log-structured merge. Each entry is held by at most one checkpoint per level, so all checkpoints
+ * together hold at most {@value #LEVELS} copies of the log (linear in its length); the chain from
+ * checkpoint {@code j} to the start has at most {@code (LEVELS - 1) * (FANOUT - 1) + j / FANOUT^(LEVELS-1)}
+ * links (dataset/FORMAT.md, "Checkpoints", has the arithmetic). Readers follow whatever base a
+ * checkpoint names, so older layouts (the binary chains written before, version-1 whole
+ * checkpoints, which end a chain) still open.
  */
 final class CheckpointStore {
 
     private static final Logger log = LoggerFactory.getLogger(CheckpointStore.class);
+
+    /** How many checkpoints of one level a checkpoint of the next level merges. */
+    static final int FANOUT = 4;
+    /** Levels of the merge; the top one chains on its own, one link per {@code FANOUT^(LEVELS-1)} intervals. */
+    static final int LEVELS = 6;
 
     private final ObjectStore store;
     private final String dataset;
@@ -61,6 +71,17 @@ final class CheckpointStore {
             log.warn("Ignoring unusable checkpoint {}: {}; reading log entries instead", key, e.getMessage());
             return Optional.empty();
         }
+    }
+
+    /** The id of the newest checkpoint with id {@code <= atMost}: one LIST with max-keys 1. */
+    OptionalLong newestIdAtMost(long atMost) {
+        String prefix = DatasetLayout.checkpointPrefix(dataset, version);
+        List<String> keys = store.list(prefix, DatasetLayout.checkpointSearchStart(dataset, version, atMost), 1);
+        if (keys.isEmpty()) {
+            return OptionalLong.empty();
+        }
+        OptionalLong id = DatasetLayout.checkpointIdOf(dataset, version, keys.get(0));
+        return id.isPresent() && id.getAsLong() <= atMost ? id : OptionalLong.empty();
     }
 
     /** The chain of checkpoint {@code id} replayed into a state; throws if a link is missing or invalid. */
@@ -100,7 +121,11 @@ final class CheckpointStore {
     /** The base the checkpoint at {@code snapshotId} builds on, for a committer checkpointing every {@code interval}. */
     static long baseOf(long snapshotId, int interval) {
         long j = snapshotId / interval;
-        return (j - Long.lowestOneBit(j)) * interval;
+        long span = 1;
+        for (int level = 1; level < LEVELS && j % (span * FANOUT) == 0; level++) {
+            span *= FANOUT;
+        }
+        return (j - span) * interval;
     }
 
     /**
@@ -114,7 +139,9 @@ final class CheckpointStore {
         try {
             long base = baseOf(id, interval);
             if (base > 0 && store.head(DatasetLayout.checkpointKey(dataset, version, base)).isEmpty()) {
-                base = 0; // the base was never written (or another interval is in use): start a new chain
+                // Never written (a committer died before it, or another interval is in use): build on
+                // the newest one before it, as a reader would, so the segment stays short.
+                base = newestIdAtMost(base).orElse(0);
             }
             if (base < state.summarisedUpTo()) {
                 // Entries from a version-1 checkpoint cannot be re-encoded; that checkpoint ends the chain.

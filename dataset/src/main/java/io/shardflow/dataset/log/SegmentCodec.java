@@ -76,6 +76,33 @@ public final class SegmentCodec {
     }
 
     /**
+     * The checkpoint a checkpoint builds on (0 for none, and for a version-1 whole checkpoint), from
+     * the start of its gzip stream: Java writes {@code base} before {@code entries}, so a caller may
+     * pass only the first bytes of a large object (and read it whole if that throws).
+     */
+    static long baseOf(InputStream gzippedJson) {
+        try (InputStream in = new GZIPInputStream(gzippedJson, 1 << 12); JsonParser p = Json.parser(in)) {
+            expect(p.nextToken() == JsonToken.START_OBJECT, "the document must be a JSON object");
+            while (p.nextToken() == JsonToken.FIELD_NAME) {
+                String field = p.currentName();
+                JsonToken value = p.nextToken();
+                if (field.equals("formatVersion") && value == JsonToken.VALUE_NUMBER_INT
+                        && p.getIntValue() == Checkpoint.FORMAT_VERSION) {
+                    return 0;
+                }
+                if (field.equals("base")) {
+                    expect(value == JsonToken.VALUE_NUMBER_INT, "base must be an integer");
+                    return p.getLongValue();
+                }
+                p.skipChildren();
+            }
+            throw new IllegalArgumentException(WHAT + " has no field 'base'");
+        } catch (IOException e) {
+            throw new IllegalArgumentException("checkpoint is not gzip-compressed JSON: " + e.getMessage(), e);
+        }
+    }
+
+    /**
      * Throws {@link IllegalArgumentException} for anything that is not a valid version-2 checkpoint.
      * Streams: one entry's tree at a time, so a segment of 100,000 shards is never held as one tree.
      */

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.shardflow.dataset.ManualClock;
 import io.shardflow.dataset.layout.DatasetLayout;
+import io.shardflow.dataset.log.CheckpointChains;
 import io.shardflow.dataset.log.CommitLog;
 import io.shardflow.dataset.log.LogView;
 import io.shardflow.dataset.log.RetentionPolicy;
@@ -21,6 +22,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.HashSet;
 import java.util.List;
+import java.util.NavigableMap;
 import java.util.NavigableSet;
 import java.util.OptionalInt;
 import java.util.OptionalLong;
@@ -37,9 +39,10 @@ import net.jqwik.api.lifecycle.BeforeTry;
 
 /**
  * Random histories of appends, uploads not yet committed, compactions, deletions, tags and
- * expiries: after every expiry, each kept snapshot still verifies (every object it names exists
- * with its checksum), every tagged snapshot is kept, and no object older than the safety window
- * that no kept snapshot names is left.
+ * expiries (also before the first snapshot): after every expiry, each kept snapshot still verifies
+ * (every object it names exists with its checksum) and still opens from a whole checkpoint chain,
+ * every tagged snapshot is kept, and no object older than the safety window that no kept snapshot
+ * names, nor checkpoint that opening no kept snapshot reads, is left.
  */
 class ExpiryPropertyTest {
 
@@ -86,7 +89,8 @@ class ExpiryPropertyTest {
         clock = new ManualClock(Instant.parse("2026-03-01T00:00:00Z"));
         store.useClock(clock);
         publisher = new ShardPublisher(store, "p", "v1", scratch, clock);
-        log = new CommitLog(store, "p", "v1", clock, 3);
+        // A checkpoint every other commit: expiries meet many checkpoints and chains to keep whole.
+        log = new CommitLog(store, "p", "v1", clock, 2);
         rewriter = new ShardRewriter(store, publisher.spec(), new ShardWriter(), scratch);
         sequence = 0;
         tags = 0;
@@ -110,7 +114,7 @@ class ExpiryPropertyTest {
                 net.jqwik.api.Tuple.of(1, Arbitraries.integers().between(0, 2).map(Delete::new)),
                 net.jqwik.api.Tuple.of(1, Arbitraries.just(new Tag())),
                 net.jqwik.api.Tuple.of(2, Arbitraries.integers().between(1, 3).map(Expire::new)));
-        return op.list().ofMinSize(3).ofMaxSize(14);
+        return op.list().ofMinSize(6).ofMaxSize(20);
     }
 
     @Property(tries = 40)
@@ -130,7 +134,11 @@ class ExpiryPropertyTest {
     private void apply(Op op) {
         if (op instanceof Append append) {
             sequence++;
-            publisher.publish(sequence, append.rows());
+            List<ShardEntry> shards = new java.util.ArrayList<>();
+            for (int lane = 0; lane < append.rows().length; lane++) {
+                shards.add(publisher.write(lane, sequence, append.rows()[lane]));
+            }
+            log.commit(shards, "sink", java.util.Map.of());
         } else if (op instanceof Upload) {
             publisher.write(7, ++sequence, 2); // uploaded, never committed (yet)
         } else if (op instanceof Compact compact) {
@@ -146,7 +154,7 @@ class ExpiryPropertyTest {
             if (log.view().latestId() > 0) {
                 Tags.create(log, "t" + (++tags), -1, "t");
             }
-        } else if (op instanceof Expire expire && log.view().latestId() > 0) {
+        } else if (op instanceof Expire expire) {
             new Expirer(log, new GarbageCollector(store, clock), clock, "e").expire("p", "v1",
                     new Expirer.Request(new RetentionPolicy(OptionalInt.of(expire.keepLast()), OptionalInt.empty()),
                             OptionalLong.empty(), WINDOW, false), line -> { });
@@ -171,10 +179,8 @@ class ExpiryPropertyTest {
             assertThat(verifier.verify(fresh.snapshot(id)).problems()).as("snapshot %d", id).isEmpty();
         }
         Set<String> named = fresh.objectKeysOf(kept);
-        if (view.latestId() == 0) {
-            return; // no snapshot yet, so no expire has run: uploads never committed are not collected before one
-        }
         Instant cutoff = clock.instant().minus(WINDOW);
+        checkCheckpoints(kept, view.latestId(), cutoff);
         Set<String> leftOver = new HashSet<>();
         for (StoredObject object : store.listObjects(DatasetLayout.versionPrefix("p", "v1") + "shards/", null, 1000)) {
             if (!named.contains(object.key()) && object.lastModified().isBefore(cutoff)) {
@@ -183,5 +189,25 @@ class ExpiryPropertyTest {
         }
         assertThat(leftOver).as("unreferenced objects older than the window").isEmpty();
         assertThat(named).allMatch(key -> store.head(key).isPresent());
+    }
+
+    /** Every kept snapshot opens from a whole chain; every other checkpoint older than the window is gone. */
+    private void checkCheckpoints(NavigableSet<Long> kept, long latest, Instant cutoff) {
+        CheckpointChains chains = new CheckpointChains(store, "p", "v1");
+        NavigableMap<Long, StoredObject> existing = chains.list();
+        NavigableSet<Long> opened = new TreeSet<>(kept);
+        opened.add(Long.MAX_VALUE);
+        for (long snapshot : opened) {
+            Long newest = existing.navigableKeySet().floor(snapshot);
+            if (newest != null) {
+                // chain() throws at a missing link: a reader would fall back to listing the whole log
+                assertThat(chains.chain(newest)).as("chain of checkpoint %d, opened for snapshot %d", newest, snapshot)
+                        .startsWith(newest);
+            }
+        }
+        NavigableSet<Long> needed = chains.needed(opened, existing.navigableKeySet());
+        assertThat(existing.headMap(latest, true).entrySet()).as("checkpoints opening no kept snapshot reads")
+                .filteredOn(e -> e.getValue().lastModified().isBefore(cutoff))
+                .allMatch(e -> needed.contains(e.getKey()));
     }
 }

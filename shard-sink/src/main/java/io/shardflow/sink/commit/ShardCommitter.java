@@ -50,6 +50,11 @@ public final class ShardCommitter {
         }
     }
 
+    /** The dataset versions this sink has looked up or committed to since it started, as {@code dataset/version}. */
+    public java.util.Set<String> versionsSeen() {
+        return java.util.Set.copyOf(logs.keySet());
+    }
+
     public DatasetSpec spec(String dataset, String version) {
         String key = dataset + "/" + version;
         DatasetSpec spec = specs.get(key);

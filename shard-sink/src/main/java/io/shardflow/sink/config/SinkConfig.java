@@ -7,6 +7,7 @@ import io.shardflow.app.ServiceConfig;
 import io.shardflow.dataset.shard.ShardFileWriter;
 import io.shardflow.dataset.shard.ShardWriterKind;
 import io.shardflow.dataset.store.S3Settings;
+import io.shardflow.sink.compaction.CompactionSettings;
 import io.shardflow.sink.flow.Backpressure;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Path;
@@ -46,6 +47,10 @@ public final class SinkConfig extends AbstractConfig {
     public static final String BACKPRESSURE_MAX_BACKOFF_MS = "backpressure.max.backoff.ms";
     public static final String SHARD_WRITER = "shard.writer";
     public static final String KAFKA_PREFIX = KafkaClientConfig.KAFKA_PREFIX;
+    public static final String COMPACTION_ENABLED = CompactionSettings.ENABLED;
+    public static final String COMPACTION_INTERVAL_MS = CompactionSettings.INTERVAL_MS;
+    public static final String COMPACTION_TARGET_SAMPLES = CompactionSettings.TARGET_SAMPLES;
+    public static final String COMPACTION_MIN_SMALL_SHARDS = CompactionSettings.MIN_SMALL_SHARDS;
 
     public static final ConfigDef DEFINITION = new ConfigDef()
             .define(BOOTSTRAP_SERVERS, Type.LIST, ConfigDef.NO_DEFAULT_VALUE, ConfigDef.ValidList.anyNonDuplicateValues(false, false), Importance.HIGH,
@@ -89,6 +94,7 @@ public final class SinkConfig extends AbstractConfig {
         KafkaClientConfig.define(DEFINITION);
         RegistryConfig.define(DEFINITION);
         ServiceConfig.define(DEFINITION);
+        CompactionSettings.define(DEFINITION);
     }
 
     public SinkConfig(Map<?, ?> settings) {
@@ -111,6 +117,10 @@ public final class SinkConfig extends AbstractConfig {
 
     public ShardFileWriter shardWriter() {
         return ShardWriterKind.fromSetting(getString(SHARD_WRITER)).create();
+    }
+
+    public CompactionSettings compaction() {
+        return CompactionSettings.of(this);
     }
 
     public Path spoolDir() {

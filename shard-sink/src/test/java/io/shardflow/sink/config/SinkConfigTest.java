@@ -53,6 +53,23 @@ class SinkConfigTest {
     }
 
     @Test
+    void shouldLeaveCompactionOffByDefaultAndNameAKeyWithABadValue() {
+        Map<String, Object> settings = minimal();
+        assertThat(new SinkConfig(settings).compaction().enabled()).isFalse();
+
+        settings.put(SinkConfig.COMPACTION_ENABLED, "true");
+        settings.put(SinkConfig.COMPACTION_MIN_SMALL_SHARDS, "1");
+
+        assertThatThrownBy(() -> new SinkConfig(settings))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("compaction.min.small.shards");
+        settings.put(SinkConfig.COMPACTION_MIN_SMALL_SHARDS, "8");
+        settings.put(SinkConfig.COMPACTION_INTERVAL_MS, "5000");
+        assertThat(new SinkConfig(settings).compaction())
+                .isEqualTo(new io.shardflow.sink.compaction.CompactionSettings(true, java.time.Duration.ofSeconds(5), 1000, 8));
+    }
+
+    @Test
     void shouldNameTheShardWriterKeyForAnUnknownWriter() {
         Map<String, Object> settings = minimal();
         settings.put("shard.writer", "netcdf");

@@ -1,0 +1,46 @@
+"""What the reader needs from a bucket: the :class:`ObjectStore` interface every store implements.
+
+A store only needs ``get``, ``list_keys`` (sorted, for the commit log only: readers never list
+``shards/``), ``download``, ``read_into`` and, for tests and tools that write, ``put_if_absent``.
+"""
+
+from __future__ import annotations
+
+import io
+from typing import BinaryIO, Iterator, Optional
+
+CHUNK = 1 << 20
+RANGE_READ_CHUNK = 8 << 20
+
+
+class ObjectStore:
+    """What the reader needs from a bucket. Keys are ``/``-separated, relative to the bucket root."""
+
+    def get(self, key: str) -> Optional[bytes]:
+        """The object's bytes, or None if there is no such object."""
+        raise NotImplementedError
+
+    def list_keys(self, prefix: str, start_after: Optional[str] = None, limit: Optional[int] = None) -> Iterator[str]:
+        """Keys under ``prefix`` that sort after ``start_after``, in lexical order, at most ``limit``."""
+        raise NotImplementedError
+
+    def download(self, key: str, out: BinaryIO) -> int:
+        """Streams the object into ``out``; returns the byte count. Raises ObjectNotFoundError."""
+        raise NotImplementedError
+
+    def read_into(self, key: str, out: memoryview, start: int = 0) -> int:
+        """Reads the object's bytes ``start .. start + len(out)`` into ``out`` and returns the object's
+        whole size, so a caller expecting a size learns of an object that has another (and then fewer
+        bytes than ``len(out)`` may have been written). Raises ObjectNotFoundError.
+
+        This fallback downloads the whole object; stores that can read a range override it."""
+        buffer = io.BytesIO()
+        size = self.download(key, buffer)
+        data = buffer.getbuffer()
+        n = max(0, min(len(out), size - start))
+        out[:n] = data[start:start + n]
+        return size
+
+    def put_if_absent(self, key: str, data: bytes) -> bool:
+        """Create-only write (``If-None-Match: *``): False when the key already exists."""
+        raise NotImplementedError
