@@ -27,7 +27,7 @@ SECRET_NAME = re.compile(r"SECRET|PASSWORD|JAAS|ACCESS_KEY|TOKEN", re.I)
 EXPECTED_ACLS = {
     "shardflow-edge": {("topic", "samples", "literal"): {"Write", "Describe"}},
     "shardflow-ingest": {
-        ("topic", "samples", "literal"): {"Read", "Describe"},
+        ("topic", "samples", "literal"): {"Read", "Describe", "DescribeConfigs"},
         ("topic", "samples-dlq", "literal"): {"Write", "Describe"},
         ("topic", "shard-assignments", "literal"): {"Write", "Describe"},
         ("topic", "shardflow-ingest", "prefix"): {"All"},

@@ -68,6 +68,8 @@ final class TopicRetention {
                     + "topic's %s to -1 and bound it by %s", topic, TopicConfig.RETENTION_BYTES_CONFIG, retentionBytes, why,
                     TopicConfig.RETENTION_BYTES_CONFIG, TopicConfig.RETENTION_MS_CONFIG));
         }
+        LOG.info("topic '{}' keeps records {} (at least {} ms needed)", topic,
+                retentionMs < 0 ? "without a time limit" : retentionMs + " ms", minimumAge.toMillis());
     }
 
     /** A config's value; -1 (unlimited) when the broker does not report it. */

@@ -59,7 +59,9 @@ final class StackAccess {
         allow(acls, edge, ResourceType.TOPIC, SAMPLES, PatternType.LITERAL, AclOperation.WRITE, AclOperation.DESCRIBE);
 
         StackPrincipal ingest = StackPrincipal.INGEST;
-        allow(acls, ingest, ResourceType.TOPIC, SAMPLES, PatternType.LITERAL, AclOperation.READ, AclOperation.DESCRIBE);
+        // DESCRIBE_CONFIGS lets the start-up check read samples' retention (docs/ARCHITECTURE.md § 1).
+        allow(acls, ingest, ResourceType.TOPIC, SAMPLES, PatternType.LITERAL, AclOperation.READ, AclOperation.DESCRIBE,
+                AclOperation.DESCRIBE_CONFIGS);
         allow(acls, ingest, ResourceType.TOPIC, DEAD_LETTERS, PatternType.LITERAL, AclOperation.WRITE, AclOperation.DESCRIBE);
         allow(acls, ingest, ResourceType.TOPIC, ASSIGNMENTS, PatternType.LITERAL, AclOperation.WRITE, AclOperation.DESCRIBE);
         allow(acls, ingest, ResourceType.TOPIC, INGEST_APPLICATION_ID, PatternType.PREFIXED, AclOperation.ALL);

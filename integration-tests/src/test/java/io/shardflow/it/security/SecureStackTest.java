@@ -117,6 +117,8 @@ class SecureStackTest {
 
             assertThat(committedIds(log.latest())).containsExactlyInAnyOrderElementsOf(published);
             assertNoSecretIn(pipeline.logs(), pipeline.pids());
+            assertThat(Files.readString(pipeline.logs().get(0))).as("ingest-app could read samples' retention with its ACLs")
+                    .contains("topic 'samples' keeps records").doesNotContain("cannot check the retention");
         }
     }
 
