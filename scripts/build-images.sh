@@ -41,6 +41,7 @@ local_base() {
     debootstrap --variant=minbase --include=openjdk-17-jre-headless bookworm "$rootfs" "${mirror:-http://deb.debian.org/debian}" \
       >"$CACHE/debootstrap.log" 2>&1 || { tail -n 20 "$CACHE/debootstrap.log" >&2; exit 1; }
     # Every image copies this in full under the vfs driver: leave out what a JRE never reads.
+    chmod 0755 "$rootfs"   # mktemp -d made it 0700: the image's / would be closed to its non-root user
     rm -rf "$rootfs"/var/cache/apt/archives/*.deb "$rootfs"/var/lib/apt/lists/* "$rootfs"/usr/share/doc \
       "$rootfs"/usr/share/man "$rootfs"/usr/share/locale "$rootfs"/usr/share/info
     tar -C "$rootfs" -cf "$tarball.part" . && mv "$tarball.part" "$tarball"
