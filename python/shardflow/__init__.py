@@ -1,18 +1,18 @@
 """Trainer-side access to shardflow datasets: versioned HDF5 shards in S3 with a commit log.
 
-``shardflow.Dataset`` pins a snapshot and reads its samples; ``shardflow.torch`` (imported only when
+``shardflow.Dataset`` pins a snapshot and reads its samples; ``shardflow.integrations.torch`` (imported only when
 used, so this package works without torch) adds the PyTorch ``IterableDataset``.
 """
 
-from shardflow.cache import ShardCache
-from shardflow.dataset import Dataset, SampleIterator
 from shardflow.errors import ChecksumError, FormatError, ObjectNotFoundError, ShardflowError, SnapshotNotFoundError
-from shardflow.log import CommitLog, ShardEntry, Snapshot, load_snapshot
-from shardflow.order import shard_order
-from shardflow.shard import Shard, read_shard
-from shardflow.spec import DatasetSpec, TensorSpec
-from shardflow.store import DirectoryStore, ObjectStore, S3Settings, S3Store
-from shardflow.stream import Sample, merge_states
+from shardflow.format.shard import Shard, read_shard
+from shardflow.format.spec import DatasetSpec, TensorSpec
+from shardflow.reading.cache import ShardCache
+from shardflow.reading.dataset import Dataset, SampleIterator
+from shardflow.reading.log import CommitLog, ShardEntry, Snapshot, load_snapshot
+from shardflow.reading.order import shard_order
+from shardflow.reading.stream import Sample, merge_states
+from shardflow.storage.store import DirectoryStore, ObjectStore, S3Settings, S3Store
 
 __all__ = [
     "ChecksumError", "CommitLog", "Dataset", "DatasetSpec", "DirectoryStore", "FormatError", "ObjectNotFoundError",

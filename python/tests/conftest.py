@@ -11,7 +11,7 @@ from typing import Dict, List
 import pytest
 
 from shardflow import DatasetSpec, DirectoryStore, TensorSpec
-from shardflow.testing import DatasetWriter, rows_for
+from shardflow.tools.testing import DatasetWriter, rows_for
 
 SPEC = DatasetSpec("cams", "v1", (TensorSpec("image", "float32", (3, 4, 4)), TensorSpec("label", "int64", ()),
                                   TensorSpec("valid", "bool", (2,))), "label", "tests", "unit-test dataset")

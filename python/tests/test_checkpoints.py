@@ -5,9 +5,9 @@ import logging
 
 from conftest import open_dataset
 from shardflow import load_snapshot
-from shardflow.layout import checkpoint_id_of, checkpoint_key, commit_key
-from shardflow.log import read_entries
-from shardflow.testing import write_checkpoint
+from shardflow.format.layout import checkpoint_id_of, checkpoint_key, commit_key
+from shardflow.reading.log import read_entries
+from shardflow.tools.testing import write_checkpoint
 
 
 def plain_log_shards(store, last):

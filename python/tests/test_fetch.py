@@ -12,7 +12,7 @@ import pytest
 
 from conftest import RecordingStore, open_dataset
 from shardflow import ChecksumError, S3Settings, S3Store, ShardCache
-from shardflow.fetch import ShardFetcher, byte_ranges
+from shardflow.reading.fetch import ShardFetcher, byte_ranges
 
 
 def ids(samples):

@@ -5,10 +5,10 @@ import pytest
 
 from conftest import SPEC, open_dataset
 from shardflow import FormatError, S3Settings, ShardflowError, SnapshotNotFoundError, TensorSpec, load_snapshot
-from shardflow.layout import commit_key
-from shardflow.spec import fingerprint
-from shardflow.store import open_store
-from shardflow.testing import expected_tensor
+from shardflow.format.layout import commit_key
+from shardflow.format.spec import fingerprint
+from shardflow.storage.store import open_store
+from shardflow.tools.testing import expected_tensor
 
 
 def test_should_compute_the_fingerprint_format_md_gives():

@@ -7,8 +7,8 @@ import pytest
 
 from conftest import open_dataset
 from shardflow.errors import SnapshotNotFoundError
-from shardflow.layout import checkpoint_key, commit_key
-from shardflow.log import CommitLog, entry_to_json, load_snapshot, read_entries
+from shardflow.format.layout import checkpoint_key, commit_key
+from shardflow.reading.log import CommitLog, entry_to_json, load_snapshot, read_entries
 
 
 def _put(store, key, data):

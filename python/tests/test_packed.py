@@ -9,9 +9,9 @@ torch = pytest.importorskip("torch", reason="torch is not installed (Debian: apt
 from torch.utils.data import DataLoader  # noqa: E402
 
 from conftest import SPEC, assert_same_batch, open_dataset  # noqa: E402
-from shardflow.collate import collate_samples  # noqa: E402
-from shardflow.packed import PackedBatch, pack  # noqa: E402
-from shardflow.torch import ShardflowDataLoader, ShardflowIterableDataset  # noqa: E402
+from shardflow.integrations.torch import ShardflowDataLoader, ShardflowIterableDataset  # noqa: E402
+from shardflow.integrations.torch.collate import collate_samples  # noqa: E402
+from shardflow.integrations.torch.packed import PackedBatch, pack  # noqa: E402
 
 
 def test_should_unpack_the_batch_collate_samples_makes_as_views_of_one_block(built):

@@ -10,7 +10,7 @@ import pytest
 urllib3 = pytest.importorskip("urllib3")
 botocore_response = pytest.importorskip("botocore.response")
 
-from shardflow.s3 import _read_body  # noqa: E402
+from shardflow.storage.s3 import _read_body  # noqa: E402
 
 BODY = os.urandom(3 << 20)
 

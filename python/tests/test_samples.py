@@ -7,7 +7,7 @@ import pytest
 
 from conftest import open_dataset
 from shardflow import ShardEntry, shard_order
-from shardflow.order import order_key
+from shardflow.reading.order import order_key
 
 
 def ids(samples):

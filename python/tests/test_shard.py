@@ -4,8 +4,8 @@ import h5py
 import numpy as np
 import pytest
 
-from shardflow.inspect import shard_as_json
-from shardflow.shard import read_shard
+from shardflow.format.shard import read_shard
+from shardflow.tools.inspect import shard_as_json
 
 
 def write_shard(path, fmt=1):

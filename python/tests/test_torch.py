@@ -11,8 +11,13 @@ torch = pytest.importorskip("torch", reason="torch is not installed (Debian: apt
 from torch.utils.data import DataLoader  # noqa: E402
 
 from conftest import SPEC, assert_same_batch, open_dataset  # noqa: E402
-from shardflow.testing import expected_tensor  # noqa: E402
-from shardflow.torch import ShardflowDataLoader, ShardflowIterableDataset, merge_states, rank_and_world_size  # noqa: E402
+from shardflow.integrations.torch import (  # noqa: E402
+    ShardflowDataLoader,
+    ShardflowIterableDataset,
+    merge_states,
+    rank_and_world_size,
+)
+from shardflow.tools.testing import expected_tensor  # noqa: E402
 
 
 def batch_ids(loader):
@@ -161,7 +166,7 @@ def test_should_read_the_snapshot_the_dataset_is_pinned_to_when_an_epoch_starts(
 def test_should_collate_batches_exactly_as_torch_default_collate_does(built):
     from torch.utils.data.dataloader import default_collate
 
-    from shardflow.torch import collate_samples
+    from shardflow.integrations.torch import collate_samples
 
     samples = list(open_dataset(built).samples(shuffle_buffer=5, attributes=True))[:16]
     assert_same_batch(collate_samples(samples), default_collate(samples))

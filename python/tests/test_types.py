@@ -8,9 +8,9 @@ import pytest
 
 from shardflow import DatasetSpec, DirectoryStore, TensorSpec
 from shardflow.errors import FormatError
-from shardflow.shard import read_shard
-from shardflow.spec import parse_spec
-from shardflow.testing import DatasetWriter, shard_file_bytes
+from shardflow.format.shard import read_shard
+from shardflow.format.spec import parse_spec
+from shardflow.tools.testing import DatasetWriter, shard_file_bytes
 
 PIL = pytest.importorskip("PIL.Image", reason="Pillow is not installed (Debian: apt-get install python3-pil)")
 
@@ -76,7 +76,7 @@ def test_should_read_each_variable_row_with_its_own_shape(tmp_path):
 def test_should_give_torch_bfloat16_decoded_images_and_padded_or_listed_ragged_batches(tmp_path):
     torch = pytest.importorskip("torch")
     from shardflow import Dataset
-    from shardflow.torch import ShardflowDataLoader, ShardflowIterableDataset
+    from shardflow.integrations.torch import ShardflowDataLoader, ShardflowIterableDataset
 
     store = DirectoryStore(tmp_path / "bucket")
     writer = DatasetWriter(store, SPEC)
@@ -103,7 +103,7 @@ def test_should_give_torch_bfloat16_decoded_images_and_padded_or_listed_ragged_b
 
 
 def test_should_print_variable_tensors_as_json(tmp_path):
-    from shardflow.inspect import shard_as_json
+    from shardflow.tools.inspect import shard_as_json
 
     path = tmp_path / "shard.h5"
     path.write_bytes(shard_file_bytes(SPEC, "det/v1/lane-00000/shard-000000000000", rows(3)))

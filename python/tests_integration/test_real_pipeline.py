@@ -9,10 +9,10 @@ import pytest
 
 from conftest import check_values
 from shardflow import ChecksumError, Dataset, S3Store, ShardCache
-from shardflow.fetch import ShardFetcher
-from shardflow.layout import checkpoint_id_of, checkpoint_prefix
-from shardflow.log import find_checkpoint, read_entries
-from shardflow.testing import DatasetWriter, rows_for
+from shardflow.format.layout import checkpoint_id_of, checkpoint_prefix
+from shardflow.reading.fetch import ShardFetcher
+from shardflow.reading.log import find_checkpoint, read_entries
+from shardflow.tools.testing import DatasetWriter, rows_for
 
 
 class RecordingS3Store(S3Store):
@@ -54,7 +54,7 @@ def test_should_read_the_checkpoints_the_pipeline_wrote_exactly_as_the_log_entri
 def test_should_read_every_sample_exactly_once_per_epoch_across_2_ranks_x_2_workers_with_the_published_values(
         dataset, expected):
     torch = pytest.importorskip("torch")
-    from shardflow.torch import ShardflowIterableDataset
+    from shardflow.integrations.torch import ShardflowIterableDataset
 
     for epoch in (0, 1):
         seen = []
@@ -72,7 +72,7 @@ def test_should_read_every_sample_exactly_once_per_epoch_across_2_ranks_x_2_work
 
 def test_should_resume_mid_epoch_with_exactly_the_remaining_samples(dataset, expected):
     pytest.importorskip("torch")
-    from shardflow.torch import ShardflowDataLoader, ShardflowIterableDataset
+    from shardflow.integrations.torch import ShardflowDataLoader, ShardflowIterableDataset
 
     data = ShardflowIterableDataset(dataset, seed=3, shuffle_buffer=40, rank=0, world_size=1)
     data.set_epoch(2)

@@ -44,8 +44,9 @@ def with_h5py(paths):
 
 def with_reader(uri, dataset, version):
     import torch
+
     from shardflow import Dataset
-    from shardflow.torch import ShardflowDataLoader, ShardflowIterableDataset
+    from shardflow.integrations.torch import ShardflowDataLoader, ShardflowIterableDataset
 
     ds = Dataset(uri, dataset, version)
     loader = ShardflowDataLoader(ShardflowIterableDataset(ds, shuffle_buffer=0), batch_size=8, num_workers=2,

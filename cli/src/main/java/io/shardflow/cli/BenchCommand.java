@@ -28,7 +28,7 @@ import picocli.CommandLine.Spec;
         description = {"Measure the performance figures against raw baselines in one run, on fresh local stacks: "
                 + "P1 publish->committed vs raw Kafka produce+consume (each sample size, each S3 server), "
                 + "P1a ingest alone vs raw consume, P1b sink alone vs raw consume + S3 PUT, broker bytes per tensor byte, "
-                + "P2 seal latency, P3 Python reader (when python/shardflow/bench_read.py exists), P4 sink heap and RSS by shard size, "
+                + "P2 seal latency, P3 Python reader (when python/shardflow/tools/bench_read.py exists), P4 sink heap and RSS by shard size, "
                 + "P5 CPU-seconds per GB and 1 vs 2 instances.",
                 "Writes bench-results.json, bench-results.md and PNG plots into --out; prints the table (or the JSON with --json)."},
         footerHeading = "%nExamples:%n",

@@ -38,7 +38,7 @@ class BenchCommandTest {
         }
         // the command looks for the script in its checkout (shardflow.home, as bin/shardflow sets it), as this does
         boolean readerScript = Files.exists(Path.of(System.getProperty("shardflow.home", ".")).toAbsolutePath()
-                .resolve("python/shardflow/bench_read.py"));
+                .resolve("python/shardflow/tools/bench_read.py"));
         assertThat(rows).filteredOn(row -> row.get("figure").asText().equals("P3")).isNotEmpty().allMatch(row -> readerScript
                 ? row.get("baseline").asDouble() > 0 : row.get("value").isNull() && row.get("detail").asText().contains("bench_read"));
         assertThat(report.at("/machine/cores").asInt()).isPositive();

@@ -10,7 +10,7 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Opens a shard with h5py through the project's Python package ({@code python -m shardflow.inspect}),
+ * Opens a shard with h5py through the project's Python package ({@code python -m shardflow.tools.inspect}),
  * so tests check what a trainer would read, not what our own Java reader thinks is there.
  */
 public final class PythonShardReader {
@@ -35,14 +35,14 @@ public final class PythonShardReader {
         Path repoPython = Path.of(System.getProperty("shardflow.repo", "..")).resolve("python").toAbsolutePath().normalize();
         Path output = Files.createTempFile("shard", ".json");
         try {
-            ProcessBuilder builder = new ProcessBuilder(List.of(python().toString(), "-m", "shardflow.inspect", shard.toString()))
+            ProcessBuilder builder = new ProcessBuilder(List.of(python().toString(), "-m", "shardflow.tools.inspect", shard.toString()))
                     .redirectOutput(output.toFile()).redirectError(ProcessBuilder.Redirect.PIPE);
             // The package is read from the source tree, so the test checks this commit's Python code.
             builder.environment().put("PYTHONPATH", repoPython.toString());
             Process process = builder.start();
             String errors = new String(process.getErrorStream().readAllBytes(), StandardCharsets.UTF_8);
             if (!process.waitFor(120, TimeUnit.SECONDS) || process.exitValue() != 0) {
-                throw new IllegalStateException("python -m shardflow.inspect failed: " + errors);
+                throw new IllegalStateException("python -m shardflow.tools.inspect failed: " + errors);
             }
             return JSON.readTree(output.toFile());
         } finally {

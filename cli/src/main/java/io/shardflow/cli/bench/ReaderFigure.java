@@ -12,12 +12,12 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * P3, the Python reader against raw parallel GETs of the same shards, measured by the Python
- * package's own script ({@code python3 -m shardflow.bench_read}) on a dataset the pipeline writes
+ * package's own script ({@code python3 -m shardflow.tools.bench_read}) on a dataset the pipeline writes
  * here. Where the checkout has no such script, P3 is recorded as not measured.
  */
 public final class ReaderFigure implements Figure {
 
-    static final String SCRIPT = "python/shardflow/bench_read.py";
+    static final String SCRIPT = "python/shardflow/tools/bench_read.py";
     private static final String GOAL_COLD = ">= 0.8";
     private static final String GOAL_LOADER = ">= 0.6";
 
@@ -70,7 +70,7 @@ public final class ReaderFigure implements Figure {
 
     @SuppressWarnings("unchecked")
     private static Map<String, Object> runScript(BenchContext context, Path checkout, BenchCase benchCase) throws Exception {
-        ProcessBuilder builder = new ProcessBuilder(python(), "-m", "shardflow.bench_read", "--endpoint", context.endpoints().s3Endpoint(),
+        ProcessBuilder builder = new ProcessBuilder(python(), "-m", "shardflow.tools.bench_read", "--endpoint", context.endpoints().s3Endpoint(),
                 "--bucket", context.endpoints().bucket(), "--dataset", benchCase.dataset(), "--version", BenchCase.VERSION, "--json");
         builder.directory(checkout.toFile());
         Map<String, String> env = builder.environment();
@@ -86,7 +86,7 @@ public final class ReaderFigure implements Figure {
         Process process = builder.start();
         byte[] stdout = process.getInputStream().readAllBytes();
         if (!process.waitFor(15, TimeUnit.MINUTES) || process.exitValue() != 0) {
-            throw new IllegalStateException("python3 -m shardflow.bench_read failed; see " + errors);
+            throw new IllegalStateException("python3 -m shardflow.tools.bench_read failed; see " + errors);
         }
         return new ObjectMapper().readValue(new String(stdout, StandardCharsets.UTF_8), Map.class);
     }

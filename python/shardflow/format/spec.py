@@ -8,9 +8,9 @@ from typing import Any, Dict, Optional, Tuple
 
 import numpy as np
 
-from shardflow.formatjson import FORMAT_VERSION, load_format_json
 from shardflow.errors import FormatError
-from shardflow.layout import TENSOR_NAME
+from shardflow.format.formatjson import FORMAT_VERSION, load_format_json
+from shardflow.format.layout import TENSOR_NAME
 
 DTYPES = ("bool", "uint8", "int8", "int16", "int32", "int64", "float32", "float64",
           "float16", "bfloat16", "uint16", "uint32", "uint64", "string", "bytes")
@@ -120,7 +120,7 @@ def parse_spec(data: bytes, where: str) -> DatasetSpec:
 
 
 def spec_to_json(spec: DatasetSpec) -> Dict[str, Any]:
-    """The JSON object of a spec, as the Java SpecCodec writes it (used by shardflow.testing)."""
+    """The JSON object of a spec, as the Java SpecCodec writes it (used by shardflow.tools.testing)."""
     return {
         "formatVersion": FORMAT_VERSION, "name": spec.name, "version": spec.version,
         "fingerprint": spec.fingerprint,

@@ -8,7 +8,7 @@ import tempfile
 from typing import Union
 
 from shardflow.errors import ObjectNotFoundError
-from shardflow.objectstore import CHUNK, ObjectStore
+from shardflow.storage.objectstore import CHUNK, ObjectStore
 
 
 class DirectoryStore(ObjectStore):

@@ -2,7 +2,7 @@
 
 Each reader's stream is a pure function of (seed, epoch, reader g, readers total) and the log, so a
 state only records how many samples each reader had handed out; resuming replays the stream and
-skips them (see :mod:`shardflow.stream`).
+skips them (see :mod:`shardflow.reading.stream`).
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Dict, Mapping, Optional, Sequence
 
-from shardflow.options import StreamOptions
+from shardflow.reading.options import StreamOptions
 
 STATE_FORMAT = "shardflow.sample-stream/1"
 

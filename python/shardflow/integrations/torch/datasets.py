@@ -24,12 +24,12 @@ import torch
 from torch.utils.data import DataLoader, IterableDataset, get_worker_info
 from torch.utils.data.dataloader import default_convert
 
-from shardflow.collate import collate_samples, ragged_collate
-from shardflow.dataset import Dataset
-from shardflow.fetch import DEFAULT_PREFETCH, DEFAULT_RANGE_SIZE, DEFAULT_RANGE_THRESHOLD
-from shardflow.media import decode_image
-from shardflow.packed import PackedBatch, pack_samples
-from shardflow.stream import ResumePoint, StreamOptions, make_state, merge_states, parse_state
+from shardflow.format.media import decode_image
+from shardflow.integrations.torch.collate import collate_samples, ragged_collate
+from shardflow.integrations.torch.packed import PackedBatch, pack_samples
+from shardflow.reading.dataset import Dataset
+from shardflow.reading.fetch import DEFAULT_PREFETCH, DEFAULT_RANGE_SIZE, DEFAULT_RANGE_THRESHOLD
+from shardflow.reading.stream import ResumePoint, StreamOptions, make_state, merge_states, parse_state
 
 __all__ = ["ShardflowIterableDataset", "ShardflowDataLoader", "collate_samples", "merge_states", "rank_and_world_size",
            "ragged_collate"]
@@ -200,7 +200,7 @@ class ShardflowDataLoader(DataLoader):
 
     Batches are exactly what ``collate_fn`` makes of the samples; by default :func:`collate_samples`
     (what torch's default collate makes, stacking numpy tensors with one copy; from a worker, a
-    batch's tensors travel in one block of shared memory, see :mod:`shardflow.packed`, and arrive
+    batch's tensors travel in one block of shared memory, see :mod:`shardflow.integrations.torch.packed`, and arrive
     as views of it), or, when the spec has
     string, bytes, image or free-shape tensors, :func:`ragged_collate` with ``ragged`` = ``"pad"``
     (default: zero-padded to the batch's largest shape, with the true shapes under ``<name>_shape``)

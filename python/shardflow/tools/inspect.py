@@ -1,4 +1,4 @@
-"""Print a shard as JSON: ``python -m shardflow.inspect SHARD.h5 [--summary]``.
+"""Print a shard as JSON: ``python -m shardflow.tools.inspect SHARD.h5 [--summary]``.
 
 Every value is printed (floats with full precision), so other tools and tests can compare a shard
 with what was published, value by value.
@@ -13,7 +13,7 @@ import sys
 
 import numpy as np
 
-from shardflow.shard import read_shard
+from shardflow.format.shard import read_shard
 
 
 def shard_as_json(path: str, summary: bool = False) -> dict:

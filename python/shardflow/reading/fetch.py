@@ -20,10 +20,10 @@ import threading
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Dict, List, Optional, Sequence, Set, Tuple
 
-from shardflow.cache import ShardCache
-from shardflow.cachefiles import Buffer, PartFile
-from shardflow.log import ShardEntry
-from shardflow.store import ObjectStore
+from shardflow.format.entries import ShardEntry
+from shardflow.reading.cache import ShardCache
+from shardflow.reading.cachefiles import Buffer, PartFile
+from shardflow.storage.store import ObjectStore
 
 log = logging.getLogger(__name__)
 

@@ -9,12 +9,21 @@ import logging
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Dict, List, Optional
 
-from shardflow import layout
-from shardflow.entries import (CommitEntry, ShardEntry, Snapshot, apply_entries, as_int, check_unique,
-                               entry_from_json, parse_commit_entry, shard_from_json)
 from shardflow.errors import FormatError, SnapshotNotFoundError
-from shardflow.formatjson import FORMAT_VERSION
-from shardflow.store import ObjectStore
+from shardflow.format import layout
+from shardflow.format.entries import (
+    CommitEntry,
+    ShardEntry,
+    Snapshot,
+    apply_entries,
+    as_int,
+    check_unique,
+    entry_from_json,
+    parse_commit_entry,
+    shard_from_json,
+)
+from shardflow.format.formatjson import FORMAT_VERSION
+from shardflow.storage.store import ObjectStore
 
 _READ_THREADS = 16
 

@@ -14,13 +14,28 @@ import bisect
 import threading
 from typing import Optional, Tuple
 
-from shardflow import layout
-from shardflow.entries import (ENTRY_FORMAT_VERSIONS, CommitEntry, ShardEntry, Snapshot, apply_entries,
-                               entry_from_json, entry_to_json, parse_commit_entry, parse_ranges)
 from shardflow.errors import FormatError, SnapshotNotFoundError
-from shardflow.logstore import (find_checkpoint, latest_snapshot_id, load_checkpoint, parse_checkpoint, read_entries,
-                                read_entry)
-from shardflow.store import ObjectStore
+from shardflow.format import layout
+from shardflow.format.entries import (
+    ENTRY_FORMAT_VERSIONS,
+    CommitEntry,
+    ShardEntry,
+    Snapshot,
+    apply_entries,
+    entry_from_json,
+    entry_to_json,
+    parse_commit_entry,
+    parse_ranges,
+)
+from shardflow.reading.logstore import (
+    find_checkpoint,
+    latest_snapshot_id,
+    load_checkpoint,
+    parse_checkpoint,
+    read_entries,
+    read_entry,
+)
+from shardflow.storage.store import ObjectStore
 
 __all__ = ["CATCH_UP_THRESHOLD", "ENTRY_FORMAT_VERSIONS", "CommitEntry", "CommitLog", "ShardEntry", "Snapshot",
            "apply_entries", "entry_from_json", "entry_to_json", "find_checkpoint", "latest_snapshot_id",

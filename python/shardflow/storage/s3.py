@@ -8,7 +8,7 @@ from dataclasses import dataclass, field, replace
 from typing import Mapping, Optional
 
 from shardflow.errors import ObjectNotFoundError
-from shardflow.objectstore import CHUNK, RANGE_READ_CHUNK, ObjectStore
+from shardflow.storage.objectstore import CHUNK, RANGE_READ_CHUNK, ObjectStore
 
 
 @dataclass(frozen=True)

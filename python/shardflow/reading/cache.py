@@ -26,10 +26,10 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Dict, Optional, Union
 
-from shardflow.cachefiles import Buffer, PartFile, map_private, unlink
 from shardflow.errors import ChecksumError
-from shardflow.log import ShardEntry
-from shardflow.store import ObjectStore
+from shardflow.format.entries import ShardEntry
+from shardflow.reading.cachefiles import Buffer, PartFile, map_private, unlink
+from shardflow.storage.store import ObjectStore
 
 log = logging.getLogger(__name__)
 

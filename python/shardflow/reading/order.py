@@ -13,7 +13,7 @@ from typing import Generic, Iterator, List, Optional, Sequence, TypeVar
 
 import numpy as np
 
-from shardflow.log import ShardEntry
+from shardflow.format.entries import ShardEntry
 
 T = TypeVar("T")
 _BLOCK = 1024

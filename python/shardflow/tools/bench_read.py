@@ -1,6 +1,6 @@
 """Read throughput of the reader against a raw parallel GET of the same shard objects (figure P3).
 
-    python3 -m shardflow.bench_read --endpoint http://127.0.0.1:PORT --bucket shardflow \\
+    python3 -m shardflow.tools.bench_read --endpoint http://127.0.0.1:PORT --bucket shardflow \\
         --dataset demo --version v1 [--json]
 
 S3 credentials come from the variables the package reads (``SHARDFLOW_S3_ACCESS_KEY``,
@@ -38,9 +38,9 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from typing import Callable, Dict, List
 
-from shardflow.dataset import Dataset
-from shardflow.fetch import DEFAULT_PREFETCH, DEFAULT_RANGE_SIZE, DEFAULT_RANGE_THRESHOLD
-from shardflow.store import S3Settings, S3Store
+from shardflow.reading.dataset import Dataset
+from shardflow.reading.fetch import DEFAULT_PREFETCH, DEFAULT_RANGE_SIZE, DEFAULT_RANGE_THRESHOLD
+from shardflow.storage.store import S3Settings, S3Store
 
 
 def _raw_parallel_get(store: S3Store, keys: List[str], threads: int) -> int:
@@ -62,7 +62,7 @@ def _read_all(ds: Dataset, args) -> int:
 
 
 def _read_dataloader(ds: Dataset, args) -> int:
-    from shardflow.torch import ShardflowDataLoader, ShardflowIterableDataset
+    from shardflow.integrations.torch import ShardflowDataLoader, ShardflowIterableDataset
 
     data = ShardflowIterableDataset(ds, seed=0, shuffle_buffer=args.shuffle_buffer, rank=0, world_size=1,
                                     prefetch=args.prefetch, range_size=args.range_size,
@@ -106,7 +106,8 @@ def measure(args, progress: Callable[[str], None]) -> Dict[str, object]:
         if _raw_parallel_get(store, keys, args.threads) != size:
             raise SystemExit("the shard objects do not add up to the snapshot's bytes")
         if args.workers > 0:
-            import shardflow.torch  # noqa: F401 - imported once, before any clock: a trainer has torch loaded
+            # imported once, before any clock: a trainer has torch loaded
+            import shardflow.integrations.torch  # noqa: F401
         runs: Dict[str, List[float]] = {"raw": [], "reader": [], "nocache": [], "dataloader": []}
         cpu: Dict[str, List[float]] = {name: [] for name in runs}
         for r in range(args.rounds):
@@ -191,7 +192,7 @@ def _print_table(result: Dict[str, object]) -> None:
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="python3 -m shardflow.bench_read", description=__doc__,
+    parser = argparse.ArgumentParser(prog="python3 -m shardflow.tools.bench_read", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--endpoint", default=None, help="S3 endpoint (default: SHARDFLOW_S3_ENDPOINT, AWS_ENDPOINT_URL)")
     parser.add_argument("--bucket", default=os.environ.get("SHARDFLOW_S3_BUCKET", "shardflow"))

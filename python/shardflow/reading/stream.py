@@ -3,7 +3,7 @@ mid-epoch resume by deterministic replay, and following the log for new snapshot
 
 Reader ``g`` of ``total`` reads, for (seed, epoch):
 
-1. segment 0: the pinned snapshot's shards in :func:`~shardflow.order.shard_order`, those at
+1. segment 0: the pinned snapshot's shards in :func:`~shardflow.reading.order.shard_order`, those at
    positions ``i % total == g``;
 2. with ``follow``: one segment per newly committed snapshot ``s = pinned+1, pinned+2, ...``: the
    shards entry ``s`` added, in the same hash order, positions continuing where the previous
@@ -20,12 +20,12 @@ from __future__ import annotations
 import time
 from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple
 
-from shardflow.fetch import ShardFetcher
-from shardflow.log import CommitLog, ShardEntry, Snapshot
-from shardflow.options import StreamOptions
-from shardflow.order import ShuffleBuffer, sample_rng, shard_order, split
-from shardflow.resume import STATE_FORMAT, ResumePoint, make_state, merge_states, parse_state
-from shardflow.shard import Shard
+from shardflow.format.shard import Shard
+from shardflow.reading.fetch import ShardFetcher
+from shardflow.reading.log import CommitLog, ShardEntry, Snapshot
+from shardflow.reading.options import StreamOptions
+from shardflow.reading.order import ShuffleBuffer, sample_rng, shard_order, split
+from shardflow.reading.resume import STATE_FORMAT, ResumePoint, make_state, merge_states, parse_state
 
 __all__ = ["METADATA_KEYS", "STATE_FORMAT", "ResumePoint", "Sample", "ShardSource", "StreamOptions", "make_state",
            "merge_states", "parse_state", "segments", "worker_samples"]

@@ -1,7 +1,7 @@
 """Object stores the reader works on: S3 (MinIO, S3Proxy, AWS) through boto3, and a local directory.
 
-The interface is :class:`~shardflow.objectstore.ObjectStore`; :mod:`shardflow.s3` and
-:mod:`shardflow.directory` hold the two stores. They are all importable from here too.
+The interface is :class:`~shardflow.storage.objectstore.ObjectStore`; :mod:`shardflow.storage.s3` and
+:mod:`shardflow.storage.directory` hold the two stores. They are all importable from here too.
 """
 
 from __future__ import annotations
@@ -10,9 +10,9 @@ from dataclasses import fields
 from typing import Mapping, Union
 from urllib.parse import urlparse
 
-from shardflow.directory import DirectoryStore
-from shardflow.objectstore import CHUNK, RANGE_READ_CHUNK, ObjectStore
-from shardflow.s3 import S3Settings, S3Store
+from shardflow.storage.directory import DirectoryStore
+from shardflow.storage.objectstore import CHUNK, RANGE_READ_CHUNK, ObjectStore
+from shardflow.storage.s3 import S3Settings, S3Store
 
 __all__ = ["CHUNK", "RANGE_READ_CHUNK", "DirectoryStore", "ObjectStore", "S3Settings", "S3Store", "open_store"]
 

@@ -15,10 +15,10 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 import h5py
 import numpy as np
 
-from shardflow import layout
-from shardflow.log import CommitEntry, ShardEntry, entry_to_json, latest_snapshot_id
-from shardflow.spec import DatasetSpec, spec_to_json
-from shardflow.store import ObjectStore
+from shardflow.format import layout
+from shardflow.format.spec import DatasetSpec, spec_to_json
+from shardflow.reading.log import CommitEntry, ShardEntry, entry_to_json, latest_snapshot_id
+from shardflow.storage.store import ObjectStore
 
 Row = Mapping[str, Any]
 """``{tensor name: array-like, "sample_id": str, "device_id": str, "produced_at": int, "attributes": dict}``"""
@@ -146,7 +146,7 @@ def write_checkpoint(store: ObjectStore, dataset: str, version: str, snapshot_id
     CheckpointCodec does (gzip-compressed JSON); returns its key."""
     import gzip
 
-    from shardflow.log import read_entries
+    from shardflow.reading.log import read_entries
 
     entries = read_entries(store, dataset, version, 1, snapshot_id)
     offsets: Dict[str, int] = {}

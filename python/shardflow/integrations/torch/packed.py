@@ -17,7 +17,7 @@ import numpy as np
 import torch
 from torch.utils.data import get_worker_info
 
-from shardflow.collate import TORCH_DTYPES, collate_samples
+from shardflow.integrations.torch.collate import TORCH_DTYPES, collate_samples
 
 __all__ = ["PackedBatch", "pack_samples"]
 
@@ -42,7 +42,8 @@ class PackedBatch:
         return PackedBatch(self.block.pin_memory(), self.layout, self.lists, self.keys)
 
     def unpack(self) -> Dict[str, Any]:
-        """The batch as :func:`~shardflow.collate.collate_samples` makes it, its tensors views of the block."""
+        """The batch as :func:`~shardflow.integrations.torch.collate.collate_samples` makes it, its tensors
+        views of the block."""
         tensors = {}
         for name, dtype, shape, offset, size in self.layout:
             if size == 0:
@@ -53,7 +54,7 @@ class PackedBatch:
 
 
 def pack_samples(samples: Sequence[dict]):
-    """:func:`~shardflow.collate.collate_samples`'s batch; in a DataLoader worker, when every value
+    """:func:`~shardflow.integrations.torch.collate.collate_samples`'s batch; in a DataLoader worker, when every value
     is a numpy array of a dtype torch holds, an ``int`` or a ``str``, as a :class:`PackedBatch`."""
     if get_worker_info() is None or not isinstance(samples, (list, tuple)) or not samples:
         return collate_samples(samples)

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
 
 from shardflow.errors import FormatError
-from shardflow.formatjson import FORMAT_VERSION
+from shardflow.format.formatjson import FORMAT_VERSION
 
 ENTRY_FORMAT_VERSIONS = (1, 2)
 """1: append entries (and whole-snapshot checkpoints); 2: the other entry kinds (and checkpoint segments)."""
@@ -141,7 +141,7 @@ def parse_ranges(text: str) -> List[int]:
 
 
 def entry_to_json(entry: CommitEntry, source_offsets: Optional[Dict[str, int]] = None) -> Dict[str, Any]:
-    """The JSON object of an entry, as the Java CommitLogCodec writes it (used by shardflow.testing)."""
+    """The JSON object of an entry, as the Java CommitLogCodec writes it (used by shardflow.tools.testing)."""
     return {
         "formatVersion": FORMAT_VERSION, "snapshotId": entry.snapshot_id, "committer": entry.committer,
         "committedAt": entry.committed_at, "sourceOffsets": dict(source_offsets or {}),

@@ -6,16 +6,25 @@ import os
 import time
 from typing import Any, Callable, Dict, List, Mapping, Optional, Union
 
-from shardflow import layout
-from shardflow.cache import DEFAULT_LIMIT_BYTES, NoCache, ShardCache
 from shardflow.errors import FormatError, ShardflowError
-from shardflow.fetch import DEFAULT_PREFETCH, DEFAULT_RANGE_SIZE, DEFAULT_RANGE_THRESHOLD, ShardFetcher
-from shardflow.log import CommitLog, ShardEntry, Snapshot
-from shardflow.shard import Shard, read_shard
-from shardflow.spec import DatasetSpec, parse_spec
-from shardflow.store import ObjectStore, S3Settings, open_store
-from shardflow.stream import (METADATA_KEYS, ResumePoint, Sample, ShardSource, StreamOptions, make_state,
-                              parse_state, segments, worker_samples)
+from shardflow.format import layout
+from shardflow.format.shard import Shard, read_shard
+from shardflow.format.spec import DatasetSpec, parse_spec
+from shardflow.reading.cache import DEFAULT_LIMIT_BYTES, NoCache, ShardCache
+from shardflow.reading.fetch import DEFAULT_PREFETCH, DEFAULT_RANGE_SIZE, DEFAULT_RANGE_THRESHOLD, ShardFetcher
+from shardflow.reading.log import CommitLog, ShardEntry, Snapshot
+from shardflow.reading.stream import (
+    METADATA_KEYS,
+    ResumePoint,
+    Sample,
+    ShardSource,
+    StreamOptions,
+    make_state,
+    parse_state,
+    segments,
+    worker_samples,
+)
+from shardflow.storage.store import ObjectStore, S3Settings, open_store
 
 
 class Dataset(ShardSource):
@@ -23,7 +32,7 @@ class Dataset(ShardSource):
     latest snapshot (or to ``snapshot``).
 
     S3 settings come from ``s3`` (a dict with ``endpoint``, ``access_key``, ``secret_key``,
-    ``region``, an :class:`~shardflow.store.S3Settings`, or any :class:`~shardflow.store.ObjectStore`),
+    ``region``, an :class:`~shardflow.storage.store.S3Settings`, or any :class:`~shardflow.storage.store.ObjectStore`),
     else from ``SHARDFLOW_S3_ENDPOINT`` / ``SHARDFLOW_S3_ACCESS_KEY`` / ``SHARDFLOW_S3_SECRET_KEY``,
     else the standard ``AWS_*`` variables. ``cache_dir=False`` keeps no local copies (every read
     downloads and verifies afresh: for machines without disk to spare); else shards are cached in ``cache_dir`` (default
@@ -150,7 +159,7 @@ class Dataset(ShardSource):
                 range_threshold: int = DEFAULT_RANGE_THRESHOLD,
                 resume: Optional[Mapping[str, Any]] = None) -> "SampleIterator":
         """Iterates reader ``rank`` of ``world_size``'s share of the pinned snapshot, with the same
-        order, split, shuffle, follow and resume rules as the PyTorch dataset (:mod:`shardflow.torch`).
+        order, split, shuffle, follow and resume rules as the PyTorch dataset (:mod:`shardflow.integrations.torch`).
 
         ``resume`` is a :meth:`SampleIterator.state_dict`: the iterator then yields exactly the
         samples of that epoch this reader had not yet yielded (``epoch`` and the snapshot come from it).
