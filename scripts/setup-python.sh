@@ -3,7 +3,8 @@
 #   1. Debian packages h5py, PyTables, numpy, boto3, pytest, venv, hdf5-tools (h5dump), Pillow (image tensors) and torch (1.13 CPU, for
 #      the PyTorch reader tests; the package itself works without it), only if missing;
 #   2. a virtualenv at ${SHARDFLOW_VENV:-~/.cache/shardflow/venv} that sees those packages;
-#   3. `pip install -e python/` when python/pyproject.toml exists (re-run only when it changes).
+#   3. `pip install -e python/` when python/pyproject.toml exists (re-run only when it changes);
+#   4. the test-only PyPI packages, pinned (hypothesis).
 # Prints the venv's python as its last line, e.g.  PY=$(scripts/setup-python.sh | tail -n1)
 #
 # The venv is made with /usr/bin/python3 on purpose: the `python3` on PATH may be a pyenv build
@@ -133,7 +134,15 @@ install_project() {
   printf '%s' "$stamp" >"$stamp_file"
 }
 
+# Test-only packages from PyPI, pinned (python/pyproject.toml's "test" extra says the same).
+TEST_PACKAGES=("hypothesis==6.155.2")
+install_test_packages() {
+  "$VENV/bin/python" -c 'import hypothesis, sys; sys.exit(hypothesis.__version__ != "6.155.2")' >/dev/null 2>&1 && return 0
+  run_step pip-test env PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_NO_INPUT=1 "$VENV/bin/python" -m pip install -q "${TEST_PACKAGES[@]}"
+}
+
 install_debian_packages
 create_venv
 install_project
+install_test_packages
 echo "$VENV/bin/python"

@@ -10,13 +10,15 @@ from shardflow.format.spec import DatasetSpec, TensorSpec
 from shardflow.reading.cache import ShardCache
 from shardflow.reading.dataset import Dataset, SampleIterator
 from shardflow.reading.log import CommitLog, ShardEntry, Snapshot, load_snapshot
+from shardflow.reading.mixing import Mix
 from shardflow.reading.order import shard_order
-from shardflow.reading.stream import Sample, merge_states
+from shardflow.reading.resume import merge_states
+from shardflow.reading.sample import Sample
 from shardflow.storage.store import DirectoryStore, ObjectStore, S3Settings, S3Store
 
 __all__ = [
-    "ChecksumError", "CommitLog", "Dataset", "DatasetSpec", "DirectoryStore", "FormatError", "ObjectNotFoundError",
-    "ObjectStore", "S3Settings", "S3Store", "Sample", "SampleIterator", "Shard", "ShardCache", "ShardEntry",
+    "ChecksumError", "CommitLog", "Dataset", "DatasetSpec", "DirectoryStore", "FormatError", "Mix",
+    "ObjectNotFoundError", "ObjectStore", "S3Settings", "S3Store", "Sample", "SampleIterator", "Shard", "ShardCache", "ShardEntry",
     "ShardflowError", "Snapshot", "SnapshotNotFoundError", "TensorSpec", "load_snapshot", "merge_states",
     "read_shard", "shard_order",
 ]

@@ -128,14 +128,14 @@ def test_should_yield_the_same_samples_in_the_same_order_whatever_the_prefetch_a
     plain = open_dataset(built, cache_dir=tmp_path / "plain")
     other = open_dataset(built, cache_dir=tmp_path / "other")
     for rank in (0, 1):
-        want = ids(plain.samples(seed=9, epoch=1, shuffle_buffer=13, rank=rank, world_size=2, prefetch=0))
-        got = ids(other.samples(seed=9, epoch=1, shuffle_buffer=13, rank=rank, world_size=2, **settings))
+        want = ids(plain.samples(seed=9, epoch=1, shuffle_block=13, rank=rank, world_size=2, prefetch=0))
+        got = ids(other.samples(seed=9, epoch=1, shuffle_block=13, rank=rank, world_size=2, **settings))
         assert got == want
-    head = other.samples(seed=2, shuffle_buffer=9, **settings)
+    head = other.samples(seed=2, shuffle_block=9, **settings)
     first = [next(head)["sample_id"] for _ in range(40)]
-    rest = ids(other.samples(seed=2, shuffle_buffer=9, resume=head.state_dict(), **settings))
+    rest = ids(other.samples(seed=2, shuffle_block=9, resume=head.state_dict(), **settings))
     assert Counter(first + rest) == Counter(built.ids)
-    assert first + rest == ids(plain.samples(seed=2, shuffle_buffer=9, prefetch=0))
+    assert first + rest == ids(plain.samples(seed=2, shuffle_block=9, prefetch=0))
 
 
 def test_should_raise_a_checksum_error_for_a_corrupt_ranged_download_and_cache_nothing(built):
@@ -154,12 +154,12 @@ def test_should_raise_a_checksum_error_for_a_corrupt_ranged_download_and_cache_n
 
 def test_should_keep_the_cached_file_intact_when_a_trainer_changes_a_sample_in_place(built):
     ds = open_dataset(built)
-    first = next(iter(ds.samples(shuffle_buffer=0, shuffle_shards=False)))
+    first = next(iter(ds.samples(shuffle_block=0, shuffle_shards=False)))
     original = np.array(first["image"])
     first["image"][...] = -1.0  # e.g. an in-place normalisation
     shard = ds.shards[0]
     assert hashlib.sha256(open(ds.cache.path_for(shard), "rb").read()).hexdigest() == shard.sha256
-    again = next(iter(ds.samples(shuffle_buffer=0, shuffle_shards=False)))
+    again = next(iter(ds.samples(shuffle_block=0, shuffle_shards=False)))
     assert ds.cache.stats.hits >= 1
     np.testing.assert_array_equal(again["image"], original)
 
@@ -171,7 +171,7 @@ def test_should_decode_tensors_as_views_into_the_downloaded_bytes_and_samples_as
     rows = ds.decode_shard(shard, data, attributes=False)
     assert np.shares_memory(rows.tensors["image"], np.frombuffer(data, np.uint8)), "no copy of the tensor bytes"
     assert rows.tensors["image"].flags.writeable, "torch needs writable arrays"
-    sample = next(iter(ds.samples(shuffle_buffer=0, shuffle_shards=False)))
+    sample = next(iter(ds.samples(shuffle_block=0, shuffle_shards=False)))
     assert isinstance(sample["label"], np.ndarray) and sample["label"].shape == ()
     assert sample["image"].base is not None, "a view of the shard's tensor, not a copy"
 

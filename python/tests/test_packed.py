@@ -6,7 +6,6 @@ import pytest
 
 torch = pytest.importorskip("torch", reason="torch is not installed (Debian: apt-get install python3-torch)")
 
-from torch.utils.data import DataLoader  # noqa: E402
 
 from conftest import SPEC, assert_same_batch, open_dataset  # noqa: E402
 from shardflow.integrations.torch import ShardflowDataLoader, ShardflowIterableDataset  # noqa: E402
@@ -15,7 +14,7 @@ from shardflow.integrations.torch.packed import PackedBatch, pack  # noqa: E402
 
 
 def test_should_unpack_the_batch_collate_samples_makes_as_views_of_one_block(built):
-    samples = list(open_dataset(built).samples(shuffle_buffer=5))[:16]
+    samples = list(open_dataset(built).samples(shuffle_block=5))[:16]
     packed = pack(samples)
     assert isinstance(packed, PackedBatch)
     batch = packed.unpack()
@@ -29,7 +28,7 @@ def test_should_unpack_the_batch_collate_samples_makes_as_views_of_one_block(bui
 
 
 def test_should_not_pack_values_it_cannot_place_in_a_block(built):
-    samples = list(open_dataset(built).samples(shuffle_buffer=0, attributes=True))[:4]
+    samples = list(open_dataset(built).samples(shuffle_block=0, attributes=True))[:4]
     assert pack(samples) is None  # attribute dicts: collate_samples handles them
     ragged = [{"x": np.zeros(2, np.float32)}, {"x": np.zeros(3, np.float32)}]
     assert pack(ragged) is None
@@ -42,10 +41,11 @@ def test_should_hand_out_from_workers_the_batches_collate_samples_makes(built, p
     ds = open_dataset(built)
 
     def data():
-        return ShardflowIterableDataset(ds, seed=3, shuffle_buffer=6, rank=0, world_size=1)
+        return ShardflowIterableDataset(ds, seed=3, shuffle_block=6, rank=0, world_size=1)
 
     packed = list(ShardflowDataLoader(data(), batch_size=8, num_workers=2, pin_memory=pin))
-    plain = list(DataLoader(data(), batch_size=8, num_workers=2, collate_fn=collate_samples))
+    samples = list(ds.samples(seed=3, shuffle_block=6))  # the rank's sequence, batches are its slices
+    plain = [collate_samples(samples[i:i + 8]) for i in range(0, len(samples), 8)]
     assert len(packed) == len(plain) > 2
     for batch, want in zip(packed, plain):
         assert not isinstance(batch, PackedBatch)

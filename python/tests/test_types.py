@@ -85,8 +85,8 @@ def test_should_give_torch_bfloat16_decoded_images_and_padded_or_listed_ragged_b
     writer.commit([writer.put_shard(0, 0, written)[0]])
     ds = Dataset("s3://unit-tests", "det", "v1", s3=store, cache_dir=str(tmp_path / "cache"))
 
-    padded = next(iter(ShardflowDataLoader(ShardflowIterableDataset(ds, shuffle_buffer=0), batch_size=4)))
-    listed = next(iter(ShardflowDataLoader(ShardflowIterableDataset(ds, shuffle_buffer=0), batch_size=4, ragged="list")))
+    padded = next(iter(ShardflowDataLoader(ShardflowIterableDataset(ds, shuffle_block=0), batch_size=4)))
+    listed = next(iter(ShardflowDataLoader(ShardflowIterableDataset(ds, shuffle_block=0), batch_size=4, ragged="list")))
 
     assert padded["brain"].dtype == torch.bfloat16
     expected_brain = torch.from_numpy(np.stack([r["brain"] for r in written]).astype(np.int16)).view(torch.bfloat16)

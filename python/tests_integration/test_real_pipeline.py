@@ -32,7 +32,7 @@ def test_should_pin_the_committed_snapshot_with_every_published_sample_reading_o
     assert ds.snapshot_id == expected["snapshotId"]
     assert len(ds) == len(expected["samples"]) == sum(s.sample_count for s in ds.shards)
     assert ds.spec.label_tensor == "label" and ds.spec.tensor("image").shape == (3, 8, 8)
-    ids = [s["sample_id"] for s in ds.samples(shuffle_buffer=0)]
+    ids = [s["sample_id"] for s in ds.samples(shuffle_block=0)]
     assert Counter(ids) == Counter(list(expected["samples"]))
     prefix = f"datasets/{expected['dataset']}/{expected['version']}/"
     assert set(store.listed) <= {prefix + "log/", prefix + "checkpoints/"}, store.listed
@@ -59,7 +59,7 @@ def test_should_read_every_sample_exactly_once_per_epoch_across_2_ranks_x_2_work
     for epoch in (0, 1):
         seen = []
         for rank in (0, 1):
-            data = ShardflowIterableDataset(dataset, seed=7, shuffle_buffer=50, rank=rank, world_size=2)
+            data = ShardflowIterableDataset(dataset, seed=7, shuffle_block=50, rank=rank, world_size=2)
             data.set_epoch(epoch)
             for batch in torch.utils.data.DataLoader(data, batch_size=32, num_workers=2):
                 assert batch["image"].shape[1:] == (3, 8, 8) and batch["label"].dtype == torch.int64
@@ -74,7 +74,7 @@ def test_should_resume_mid_epoch_with_exactly_the_remaining_samples(dataset, exp
     pytest.importorskip("torch")
     from shardflow.integrations.torch import ShardflowDataLoader, ShardflowIterableDataset
 
-    data = ShardflowIterableDataset(dataset, seed=3, shuffle_buffer=40, rank=0, world_size=1)
+    data = ShardflowIterableDataset(dataset, seed=3, shuffle_block=40, rank=0, world_size=1)
     data.set_epoch(2)
     head = []
     for k, batch in enumerate(ShardflowDataLoader(data, batch_size=16, num_workers=2)):
@@ -82,7 +82,7 @@ def test_should_resume_mid_epoch_with_exactly_the_remaining_samples(dataset, exp
         if k == 6:
             break
     state = data.state_dict()
-    resumed = ShardflowIterableDataset(dataset, seed=3, shuffle_buffer=40, rank=0, world_size=1)
+    resumed = ShardflowIterableDataset(dataset, seed=3, shuffle_block=40, rank=0, world_size=1)
     resumed.load_state_dict(state)
     rest = [i for batch in ShardflowDataLoader(resumed, batch_size=16, num_workers=2) for i in batch["sample_id"]]
     assert len(head) == 7 * 16
@@ -123,7 +123,7 @@ def test_should_pick_up_a_snapshot_committed_to_the_real_log_during_iteration(da
 
     seen = []
     committer = None
-    for s in dataset.samples(seed=1, shuffle_buffer=20, follow=True, poll_interval=0.1, follow_timeout=5.0):
+    for s in dataset.samples(seed=1, shuffle_block=20, follow=True, poll_interval=0.1, follow_timeout=5.0):
         seen.append(s["sample_id"])
         if committer is None:
             committer = threading.Thread(target=commit)
@@ -148,7 +148,7 @@ def test_should_reassemble_every_shard_from_parallel_ranged_gets_on_the_real_ser
     finally:
         fetcher.close()
     seen = []
-    for s in dataset.samples(shuffle_buffer=7, prefetch=3, range_size=4096, range_threshold=1):
+    for s in dataset.samples(shuffle_block=7, prefetch=3, range_size=4096, range_threshold=1):
         check_values(expected, s["sample_id"], s["image"], s["label"], s["produced_at"], s["device_id"])
         seen.append(s["sample_id"])
     assert Counter(seen) == Counter(list(expected["samples"]))

@@ -3,27 +3,19 @@
 from __future__ import annotations
 
 import os
-import time
-from typing import Any, Callable, Dict, List, Mapping, Optional, Union
+from typing import Any, List, Mapping, Optional, Union
 
 from shardflow.errors import FormatError, ShardflowError
 from shardflow.format import layout
+from shardflow.format.rows import ShardRows
 from shardflow.format.shard import Shard, read_shard
 from shardflow.format.spec import DatasetSpec, parse_spec
 from shardflow.reading.cache import DEFAULT_LIMIT_BYTES, NoCache, ShardCache
 from shardflow.reading.fetch import DEFAULT_PREFETCH, DEFAULT_RANGE_SIZE, DEFAULT_RANGE_THRESHOLD, ShardFetcher
 from shardflow.reading.log import CommitLog, ShardEntry, Snapshot
-from shardflow.reading.stream import (
-    METADATA_KEYS,
-    ResumePoint,
-    Sample,
-    ShardSource,
-    StreamOptions,
-    make_state,
-    parse_state,
-    segments,
-    worker_samples,
-)
+from shardflow.reading.options import DEFAULT_SHUFFLE_BLOCK, StreamOptions
+from shardflow.reading.reader import SampleIterator, read_samples
+from shardflow.reading.sample import METADATA_KEYS, Sample, ShardSource
 from shardflow.storage.store import ObjectStore, S3Settings, open_store
 
 
@@ -53,6 +45,7 @@ class Dataset(ShardSource):
         self.spec = self._read_spec()
         self.log = CommitLog(self.store, name, version)
         self._snapshot = self.log.snapshot(snapshot)
+        self.pinned_by_caller = snapshot is not None
 
     def _read_spec(self) -> DatasetSpec:
         key = layout.spec_key(self.name, self.version)
@@ -150,66 +143,29 @@ class Dataset(ShardSource):
         rows.tensors = tensors
         return rows
 
+    def open_rows(self, shard: ShardEntry, data) -> ShardRows:
+        """The shard's bytes opened for taking single rows, checked against the spec and the entry."""
+        if shard.spec_fingerprint != self.spec.fingerprint:
+            raise FormatError(f"shard {shard.shard_id} was written for spec fingerprint {shard.spec_fingerprint}, "
+                              f"but {self.name}/{self.version} has {self.spec.fingerprint}")
+        return ShardRows(data, self.spec, shard.shard_id, shard.sample_count)
+
     # ---- samples ----------------------------------------------------------------------------
 
-    def samples(self, *, seed: int = 0, epoch: int = 0, shuffle_shards: bool = True, shuffle_buffer: int = 1000,
-                rank: int = 0, world_size: int = 1, follow: bool = False, poll_interval: float = 5.0,
-                follow_timeout: Optional[float] = None, attributes: bool = False,
-                prefetch: int = DEFAULT_PREFETCH, range_size: int = DEFAULT_RANGE_SIZE,
-                range_threshold: int = DEFAULT_RANGE_THRESHOLD,
-                resume: Optional[Mapping[str, Any]] = None) -> "SampleIterator":
-        """Iterates reader ``rank`` of ``world_size``'s share of the pinned snapshot, with the same
-        order, split, shuffle, follow and resume rules as the PyTorch dataset (:mod:`shardflow.integrations.torch`).
-
-        ``resume`` is a :meth:`SampleIterator.state_dict`: the iterator then yields exactly the
-        samples of that epoch this reader had not yet yielded (``epoch`` and the snapshot come from it).
+    def samples(self, *, seed: int = 0, epoch: int = 0, shuffle_shards: bool = True,
+                shuffle_block: int = DEFAULT_SHUFFLE_BLOCK, rank: int = 0, world_size: int = 1,
+                drop_last: bool = False, attributes: bool = False, prefetch: int = DEFAULT_PREFETCH,
+                range_size: int = DEFAULT_RANGE_SIZE, range_threshold: int = DEFAULT_RANGE_THRESHOLD,
+                resume: Optional[Mapping[str, Any]] = None, allow_snapshot_change: bool = False) -> SampleIterator:
+        """Rank ``rank`` of ``world_size``'s samples of one epoch of the pinned snapshot, by the rules
+        of docs/READING-RULES.md: every rank the same count, every sample once across ranks (apart
+        from declared padding). ``resume`` is a state (:meth:`SampleIterator.state_dict` of any rank,
+        or of a run with another ``world_size``): the epoch goes on with the samples not yet consumed.
         """
-        opts = StreamOptions(seed=seed, epoch=epoch, shuffle_shards=shuffle_shards, shuffle_buffer=shuffle_buffer,
-                             follow=follow, poll_interval=poll_interval, follow_timeout=follow_timeout,
-                             attributes=attributes, prefetch=prefetch, range_size=range_size,
-                             range_threshold=range_threshold)
-        point = parse_state(resume, self.name, self.version, opts) if resume is not None else None
-        return SampleIterator(self, opts, rank, world_size, point)
-
-    def _stream(self, opts: StreamOptions, g: int, total: int, snapshot_id: int, skip: int,
-                clock: Callable[[], float] = time.monotonic, sleep: Callable[[float], None] = time.sleep):
-        snapshot = self._snapshot if snapshot_id == self.snapshot_id else self.log.snapshot(snapshot_id)
-        return worker_samples(self, segments(self.log, snapshot, opts, g, total, clock, sleep), opts, g, total, skip)
-
-
-class SampleIterator:
-    """Samples of one reader (see :meth:`Dataset.samples`); ``state_dict()`` at any point resumes
-    exactly after the last sample this iterator returned."""
-
-    def __init__(self, dataset: Dataset, opts: StreamOptions, rank: int, world_size: int,
-                 resume: Optional[ResumePoint] = None):
-        if not 0 <= rank < world_size:
-            raise ValueError(f"rank {rank} is not one of 0..{world_size - 1}")
-        snapshot_id = dataset.snapshot_id
-        skip = 0
-        if resume is not None:
-            opts = opts.with_epoch(resume.epoch)
-            snapshot_id = resume.snapshot_id
-            skip = resume.skip_for(rank, world_size)
-        self.dataset, self.options, self.rank, self.world_size = dataset, opts, rank, world_size
-        self.snapshot_id = snapshot_id
-        self._yielded = skip
-        self._samples = dataset._stream(opts, rank, world_size, snapshot_id, skip)
-
-    def __iter__(self):
-        return self
-
-    def __next__(self) -> Sample:
-        sample = next(self._samples)
-        self._yielded = sample.position[2] + 1
-        return sample
-
-    def close(self) -> None:
-        self._samples.close()
-
-    def state_dict(self) -> Dict[str, Any]:
-        return make_state(self.dataset.name, self.dataset.version, self.snapshot_id, self.options, self.world_size,
-                          {self.rank: self._yielded} if self._yielded else {})
+        return read_samples(self, seed=seed, epoch=epoch, shuffle_shards=shuffle_shards, shuffle_block=shuffle_block,
+                            rank=rank, world_size=world_size, drop_last=drop_last, attributes=attributes,
+                            prefetch=prefetch, range_size=range_size, range_threshold=range_threshold, resume=resume,
+                            allow_snapshot_change=allow_snapshot_change)
 
 
 __all__ = ["Dataset", "SampleIterator", "Sample"]

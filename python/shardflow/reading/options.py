@@ -1,13 +1,16 @@
-"""How a reader's sample stream is shaped (:class:`StreamOptions`): seed, epoch, shuffle, follow,
+"""How a reader's samples are shaped (:class:`StreamOptions`): seed, epoch, shuffle, split, follow,
 download-ahead. Every field but the fetch settings changes which samples come, and in which order."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, replace
 from typing import Optional
 
 from shardflow.reading.fetch import DEFAULT_PREFETCH, DEFAULT_RANGE_SIZE, DEFAULT_RANGE_THRESHOLD, check_fetch_options
 from shardflow.reading.order import check_seed
+
+DEFAULT_SHUFFLE_BLOCK = 8192
+"""Samples permuted together: a window over a few shards, never the whole dataset."""
 
 
 @dataclass(frozen=True)
@@ -15,8 +18,10 @@ class StreamOptions:
     seed: int = 0
     epoch: int = 0
     shuffle_shards: bool = True
-    shuffle_buffer: int = 1000
+    shuffle_block: int = DEFAULT_SHUFFLE_BLOCK
+    drop_last: bool = False
     follow: bool = False
+    new_only: bool = False
     poll_interval: float = 5.0
     follow_timeout: Optional[float] = None
     attributes: bool = False
@@ -26,8 +31,10 @@ class StreamOptions:
 
     def __post_init__(self):
         check_seed(self.seed, self.epoch)
-        if self.shuffle_buffer < 0:
-            raise ValueError(f"shuffle_buffer must be >= 0, got {self.shuffle_buffer}")
+        if isinstance(self.shuffle_block, bool) or not isinstance(self.shuffle_block, int) or self.shuffle_block < 0:
+            raise ValueError(f"shuffle_block must be an integer >= 0 samples, got {self.shuffle_block!r}")
+        if self.new_only and not self.follow:
+            raise ValueError("new_only=True reads what each epoch adds: it needs follow=True")
         if self.poll_interval <= 0:
             raise ValueError(f"poll_interval must be > 0 seconds, got {self.poll_interval}")
         if self.follow_timeout is not None and self.follow_timeout < 0:
@@ -35,4 +42,4 @@ class StreamOptions:
         check_fetch_options(self.prefetch, self.range_size, self.range_threshold)
 
     def with_epoch(self, epoch: int) -> "StreamOptions":
-        return StreamOptions(**{**{f.name: getattr(self, f.name) for f in fields(self)}, "epoch": epoch})
+        return replace(self, epoch=epoch)

@@ -1,22 +1,29 @@
-"""Deterministic shard order, the split across readers, and the sample shuffle buffer.
+"""The global epoch order of one dataset: every sample of a pinned snapshot once, the same for every
+topology and every language (docs/READING-RULES.md, "Epoch order").
 
-The shard order is language-neutral, so a reader in Java (or anything with SHA-256) reproduces it:
-sort the shards by ``sha256(f"{seed}:{epoch}:{shard_id}")`` as lowercase hex. Reader ``g`` of
-``total`` (``g = rank * num_workers + worker_id``, ``total = world_size * num_workers``) takes the
-shards at positions ``i`` with ``i % total == g``.
+1. Shards sorted by ``sha256(f"{seed}:{epoch}:{shard_id}")`` as lowercase hex (log order when
+   ``shuffle_shards`` is off).
+2. Their rows concatenated in that order, rows in file order.
+3. Permuted within fixed blocks of ``shuffle_block`` positions (none when it is 0 or 1): a block's
+   offsets sorted by a SplitMix64 key of (seed, epoch, block, offset), ties by offset.
+
+Position ``p`` is found without reading the dataset: a block's permutation is computed on demand.
 """
 
 from __future__ import annotations
 
 import hashlib
-from typing import Generic, Iterator, List, Optional, Sequence, TypeVar
+from collections import OrderedDict
+from typing import List, Sequence, Tuple
 
 import numpy as np
 
 from shardflow.format.entries import ShardEntry
 
-T = TypeVar("T")
-_BLOCK = 1024
+GOLDEN_GAMMA = 0x9E3779B97F4A7C15
+MAX_SEED = (1 << 63) - 1
+_MASK = (1 << 64) - 1
+_KEPT_BLOCKS = 8
 
 
 def order_key(seed: int, epoch: int, shard_id: str) -> str:
@@ -30,66 +37,92 @@ def shard_order(shards: Sequence[ShardEntry], seed: int, epoch: int, shuffle: bo
     return sorted(shards, key=lambda s: order_key(seed, epoch, s.shard_id))
 
 
-def split(ordered: Sequence[ShardEntry], g: int, total: int, offset: int = 0) -> List[ShardEntry]:
-    """The shards of reader ``g``: positions ``offset + i`` with ``(offset + i) % total == g``."""
-    if not 0 <= g < total:
-        raise ValueError(f"reader {g} is not one of 0..{total - 1}")
-    return [s for i, s in enumerate(ordered) if (offset + i) % total == g]
-
-
 def check_seed(seed: int, epoch: int) -> None:
     for what, value in (("seed", seed), ("epoch", epoch)):
-        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-            raise ValueError(f"{what} must be an integer >= 0, got {value!r}")
+        if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_SEED:
+            raise ValueError(f"{what} must be an integer in 0..2**63-1, got {value!r}")
 
 
-def sample_rng(seed: int, epoch: int, g: int) -> np.random.Generator:
-    """The generator of reader ``g``'s shuffle buffer for (seed, epoch)."""
-    return np.random.Generator(np.random.PCG64(np.random.SeedSequence([seed, epoch, g])))
+
+def mix64(z: int) -> int:
+    """SplitMix64's finaliser on one unsigned 64-bit value (Java: ``SplittableRandom.mix64``)."""
+    z &= _MASK
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _MASK
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK
+    return z ^ (z >> 31)
 
 
-class ShuffleBuffer(Generic[T]):
-    """A fixed-size buffer (as in webdataset): once full, each new item takes the place of a randomly
-    chosen one, which comes out. ``size == 0`` passes items straight through.
+def _mix64_array(z: np.ndarray) -> np.ndarray:
+    with np.errstate(over="ignore"):  # uint64 products wrap modulo 2**64, as the rule says
+        z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+        z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+        return z ^ (z >> np.uint64(31))
 
-    Deterministic for a given generator and sequence of calls, whatever the items are: resuming
-    replays the same calls with cheap stand-ins, then swaps in the real samples (:meth:`replace`).
-    """
 
-    def __init__(self, size: int, rng: np.random.Generator):
-        if size < 0:
-            raise ValueError(f"shuffle buffer size must be >= 0, got {size}")
-        self.size = size
-        self.items: List[T] = []
-        self._rng = rng
-        self._draws: List[int] = []
-        self._next = 0
+def block_key(seed: int, epoch: int, block: int) -> int:
+    """The seed of block ``block``'s keys: ``mix64(mix64(mix64(seed) ^ epoch) ^ block)``."""
+    return mix64(mix64(mix64(seed) ^ epoch) ^ block)
 
-    def push(self, item: T) -> Optional[T]:
-        if self.size == 0:
-            return item
-        if len(self.items) < self.size:
-            self.items.append(item)
-            return None
-        if self._next == len(self._draws):
-            self._draws = self._rng.integers(0, self.size, _BLOCK).tolist()  # Python ints: cheap to index
-            self._next = 0
-        j = self._draws[self._next]
-        self._next += 1
-        out, self.items[j] = self.items[j], item
+
+def offset_keys(seed: int, epoch: int, block: int, size: int) -> np.ndarray:
+    """Key of offset ``j`` in the block: ``mix64(block_key + (j + 1) * GOLDEN_GAMMA)`` modulo 2**64,
+    the ``j+1``-th output of a SplitMix64 generator seeded with the block key."""
+    steps = np.arange(1, size + 1, dtype=np.uint64)
+    with np.errstate(over="ignore"):
+        return _mix64_array(np.uint64(block_key(seed, epoch, block)) + steps * np.uint64(GOLDEN_GAMMA))
+
+
+def block_permutation(seed: int, epoch: int, block: int, size: int) -> np.ndarray:
+    """Offsets ``0..size-1`` sorted by their key, ties by offset (stable sort)."""
+    return np.argsort(offset_keys(seed, epoch, block, size), kind="stable")
+
+
+class EpochOrder:
+    """Positions ``0..S-1`` of one epoch mapped to (shard index, row) of the ordered shards."""
+
+    def __init__(self, shards: Sequence[ShardEntry], seed: int, epoch: int, shuffle_shards: bool = True,
+                 shuffle_block: int = 0):
+        if shuffle_block < 0:
+            raise ValueError(f"shuffle_block must be >= 0 samples, got {shuffle_block}")
+        self.seed, self.epoch, self.shuffle_block = seed, epoch, shuffle_block
+        self.shards: List[ShardEntry] = shard_order(shards, seed, epoch, shuffle_shards)
+        counts = np.array([s.sample_count for s in self.shards], dtype=np.int64)
+        self.starts = np.concatenate(([0], np.cumsum(counts))).astype(np.int64)
+        self.size = int(self.starts[-1])
+        self._blocks: "OrderedDict[int, np.ndarray]" = OrderedDict()
+
+    def __len__(self) -> int:
+        return self.size
+
+    def source_positions(self, positions: np.ndarray) -> np.ndarray:
+        """Where each epoch position's sample stands in the concatenated rows (before the block shuffle)."""
+        positions = np.asarray(positions, dtype=np.int64)
+        if positions.size and (positions.min() < 0 or positions.max() >= self.size):
+            raise IndexError(f"positions outside the epoch's 0..{self.size - 1}")
+        if self.shuffle_block <= 1:
+            return positions
+        size = self.shuffle_block
+        blocks, offsets = np.divmod(positions, size)
+        out = np.empty_like(positions)
+        for block in np.unique(blocks):
+            mask = blocks == block
+            out[mask] = block * size + self._permutation(int(block))[offsets[mask]]
         return out
 
-    def drain(self) -> Iterator[T]:
-        """Empties the buffer in random order. Items still inside are in ``items`` at every step, so
-        :meth:`replace` during the drain converts exactly the ones not out yet."""
-        if not self.items:
-            return
-        order = self._rng.permutation(len(self.items))
-        # Reversed, so each step pops from the end of the list.
-        self.items = [self.items[j] for j in order[::-1]]
-        while self.items:
-            yield self.items.pop()
+    def locate(self, positions: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
+        """(index into :attr:`shards`, row in that shard) of each epoch position."""
+        source = self.source_positions(positions)
+        shard = np.searchsorted(self.starts, source, side="right") - 1
+        return shard, source - self.starts[shard]
 
-    def replace(self, convert) -> None:
-        """Converts every buffered item in place (``convert`` gets and returns the whole list)."""
-        self.items = convert(self.items)
+    def _permutation(self, block: int) -> np.ndarray:
+        perm = self._blocks.get(block)
+        if perm is None:
+            length = min(self.shuffle_block, self.size - block * self.shuffle_block)
+            perm = block_permutation(self.seed, self.epoch, block, length)
+            self._blocks[block] = perm
+            if len(self._blocks) > _KEPT_BLOCKS:
+                self._blocks.popitem(last=False)
+        else:
+            self._blocks.move_to_end(block)
+        return perm

@@ -1,80 +1,102 @@
-"""Mid-epoch resume state of sample streams: made, checked against a reader, and merged across ranks.
+"""The resume state: where a job is in an epoch, whatever its ranks and workers (READING-RULES.md,
+"Resume state"). JSON-safe and small: one count of consumed positions, plus what pins the order.
 
-Each reader's stream is a pure function of (seed, epoch, reader g, readers total) and the log, so a
-state only records how many samples each reader had handed out; resuming replays the stream and
-skips them (see :mod:`shardflow.reading.stream`).
+Every rank of a job in lockstep computes the same state, so any rank's state resumes the whole
+job, on any number of ranks and workers: the remainder ``[consumed, samples)`` is split afresh.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any, Dict, Mapping, Optional, Sequence
+from dataclasses import asdict, dataclass, replace
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
-from shardflow.reading.options import StreamOptions
-
-STATE_FORMAT = "shardflow.sample-stream/1"
-
-
-def make_state(dataset: str, version: str, snapshot_id: int, opts: StreamOptions, total: Optional[int],
-               yielded: Mapping[int, int]) -> Dict[str, Any]:
-    """The resume state: enough to replay every reader's stream and skip what it already yielded.
-
-    ``yielded[g]`` is how many samples reader ``g`` of ``total`` had handed out (to the trainer) in
-    ``epoch``; a reader that is not listed had handed out none.
-    """
-    return {
-        "format": STATE_FORMAT, "dataset": dataset, "version": version, "snapshot_id": snapshot_id,
-        "seed": opts.seed, "epoch": opts.epoch, "shuffle_shards": opts.shuffle_shards,
-        "shuffle_buffer": opts.shuffle_buffer, "total_readers": total,
-        "yielded": {str(g): int(n) for g, n in sorted(yielded.items())},
-    }
+STATE_FORMAT = "shardflow.read-state/2"
+_SOURCE_KEYS = ("dataset", "version", "snapshot_id", "since_snapshot", "shuffle_shards", "shuffle_block", "count")
 
 
 @dataclass(frozen=True)
-class ResumePoint:
+class SourcePin:
+    """One dataset version of the read (one source of a mix): its snapshot, and what it gives an epoch."""
+
+    dataset: str
+    version: str
     snapshot_id: int
+    since_snapshot: Optional[int]
+    """``new_only``: the epoch reads the shards of ``snapshot_id`` that ``since_snapshot`` lacks."""
+    shuffle_shards: bool
+    shuffle_block: int
+    count: int
+    """Samples this source gives each epoch."""
+
+
+@dataclass(frozen=True)
+class ReadState:
+    seed: int
     epoch: int
-    total: Optional[int]
-    yielded: Dict[int, int]
+    drop_last: bool
+    samples: int
+    """The epoch's length S (for a mix, T: the sum of the counts)."""
+    consumed: int
+    """C: positions ``[0, C)`` of the epoch order have been delivered (by all ranks together)."""
+    sources: Tuple[SourcePin, ...]
 
-    def skip_for(self, g: int, total: int) -> int:
-        if self.yielded and self.total != total:
-            raise ValueError(f"the resume state was saved with {self.total} readers (ranks x DataLoader workers) "
-                             f"and is now read with {total}: resume with the same world_size * num_workers")
-        return self.yielded.get(g, 0)
+    def to_json(self) -> Dict[str, Any]:
+        out = {"format": STATE_FORMAT, **{k: v for k, v in asdict(self).items() if k != "sources"}}
+        out["sources"] = [asdict(s) for s in self.sources]
+        return out
+
+    @staticmethod
+    def from_json(state: Mapping[str, Any]) -> "ReadState":
+        if not isinstance(state, Mapping) or state.get("format") != STATE_FORMAT:
+            found = state.get("format") if isinstance(state, Mapping) else type(state).__name__
+            raise ValueError(f"not a shardflow resume state (format {found!r}, expected {STATE_FORMAT!r}); "
+                             f"states of the per-reader format shardflow.sample-stream/1 cannot be resumed exactly")
+        try:
+            sources = tuple(SourcePin(**{k: s[k] for k in _SOURCE_KEYS}) for s in state["sources"])
+            parsed = ReadState(int(state["seed"]), int(state["epoch"]), bool(state["drop_last"]),
+                               int(state["samples"]), int(state["consumed"]), sources)
+        except (KeyError, TypeError, ValueError) as e:
+            raise ValueError(f"a damaged resume state: {e!r}") from None
+        if not 0 <= parsed.consumed <= parsed.samples or not sources:
+            raise ValueError(f"a damaged resume state: {parsed.consumed} consumed of {parsed.samples}")
+        return parsed
+
+    @property
+    def done(self) -> bool:
+        return self.consumed >= self.samples
+
+    def check_settings(self, seed: int, sources: Sequence[Tuple[str, str, bool, int]]) -> None:
+        """Refuses a state made for other data or settings (the order would differ)."""
+        mine = [(s.dataset, s.version, s.shuffle_shards, s.shuffle_block) for s in self.sources]
+        if [m[:2] for m in mine] != [tuple(s[:2]) for s in sources]:
+            raise ValueError(f"the resume state is for {[f'{d}/{v}' for d, v, *_ in mine]}, not "
+                             f"{[f'{d}/{v}' for d, v, *_ in sources]}")
+        if self.seed != seed:
+            raise ValueError(f"the resume state was saved with seed={self.seed} but this reader has seed={seed}; "
+                             f"the order would differ")
+        for m, s in zip(mine, sources):
+            if m[2:] != tuple(s[2:]):
+                raise ValueError(f"the resume state was saved with shuffle_shards={m[2]}, shuffle_block={m[3]} for "
+                                 f"{m[0]}/{m[1]} but this reader has shuffle_shards={s[2]}, shuffle_block={s[3]}")
 
 
-def parse_state(state: Mapping[str, Any], dataset: str, version: str, opts: StreamOptions) -> ResumePoint:
-    """Checks a resume state against the dataset and the options that shape the stream."""
-    if state.get("format") != STATE_FORMAT:
-        raise ValueError(f"not a shardflow resume state (format {state.get('format')!r}, expected {STATE_FORMAT!r})")
-    if (state["dataset"], state["version"]) != (dataset, version):
-        raise ValueError(f"the resume state is for {state['dataset']}/{state['version']}, not {dataset}/{version}")
-    for name in ("seed", "shuffle_shards", "shuffle_buffer"):
-        if state[name] != getattr(opts, name):
-            raise ValueError(f"the resume state was saved with {name}={state[name]!r} but this reader has "
-                             f"{name}={getattr(opts, name)!r}; the replayed order would differ")
-    yielded = {int(g): int(n) for g, n in state["yielded"].items()}
-    return ResumePoint(int(state["snapshot_id"]), int(state["epoch"]), state.get("total_readers"), yielded)
-
-
-def merge_states(states: Sequence[Mapping[str, Any]]) -> Dict[str, Any]:
-    """One state from the states of several ranks of the same run (each knows its own readers)."""
+def merge_states(states: Sequence[Mapping[str, Any]], uneven: str = "error") -> Dict[str, Any]:
+    """One state from the states of the ranks of one job. Ranks in lockstep (DDP) have the same
+    state, and that is the result. Ranks that delivered different numbers of batches: ``uneven=
+    "error"`` (default) refuses; ``"repeat"`` keeps the smallest consumed count, so the samples the
+    faster ranks had delivered beyond it are read again after the resume (none is lost)."""
     if not states:
         raise ValueError("no states to merge")
-    merged = dict(states[0])
-    yielded: Dict[str, int] = {}
-    for state in states:
-        for key in ("format", "dataset", "version", "snapshot_id", "seed", "epoch", "shuffle_shards",
-                    "shuffle_buffer"):
-            if state[key] != merged[key]:
-                raise ValueError(f"cannot merge resume states with different {key}: {merged[key]!r} and {state[key]!r}")
-        if state.get("total_readers") is not None:
-            if merged.get("total_readers") not in (None, state["total_readers"]):
-                raise ValueError(f"cannot merge resume states of {merged['total_readers']} and "
-                                 f"{state['total_readers']} readers")
-            merged["total_readers"] = state["total_readers"]
-        for g, n in state["yielded"].items():
-            yielded[str(g)] = max(yielded.get(str(g), 0), int(n))
-    merged["yielded"] = dict(sorted(yielded.items(), key=lambda kv: int(kv[0])))
-    return merged
+    if uneven not in ("error", "repeat"):
+        raise ValueError(f"uneven must be 'error' or 'repeat', not {uneven!r}")
+    parsed: List[ReadState] = [ReadState.from_json(s) for s in states]
+    first = parsed[0]
+    for other in parsed[1:]:
+        if replace(other, consumed=first.consumed) != first:
+            raise ValueError(f"cannot merge resume states of different reads: {first.to_json()} and {other.to_json()}")
+    consumed = sorted({s.consumed for s in parsed})
+    if len(consumed) > 1 and uneven == "error":
+        raise ValueError(f"the ranks were not in lockstep: their states consumed {consumed} samples of epoch "
+                         f"{first.epoch}. merge_states(states, uneven='repeat') resumes from the smallest "
+                         f"({consumed[0]}): the samples the others delivered beyond it come again")
+    return replace(first, consumed=consumed[0]).to_json()

@@ -49,7 +49,7 @@ def with_reader(uri, dataset, version):
     from shardflow.integrations.torch import ShardflowDataLoader, ShardflowIterableDataset
 
     ds = Dataset(uri, dataset, version)
-    loader = ShardflowDataLoader(ShardflowIterableDataset(ds, shuffle_buffer=0), batch_size=8, num_workers=2,
+    loader = ShardflowDataLoader(ShardflowIterableDataset(ds, shuffle_block=0), batch_size=8, num_workers=2,
                                  ragged="list")
     out = {}
     for batch in loader:
