@@ -77,6 +77,15 @@ def start_epoch(read: Any, opts: StreamOptions, since: Optional[Sequence[Optiona
     return _plan(mix.datasets, pins, mix, opts, opts.epoch, 0)
 
 
+def check_pins(read: Any, state: ReadState, allow_snapshot_change: bool) -> None:
+    """A dataset its caller opened at another snapshot than the state's is refused, unless allowed."""
+    for d, pin in zip(as_mix(read).datasets, state.sources):
+        if d.snapshot_id != pin.snapshot_id and getattr(d, "pinned_by_caller", False) and not allow_snapshot_change:
+            raise ValueError(f"the resume state is for {d.name}/{d.version} snapshot {pin.snapshot_id}, and this "
+                             f"dataset was opened at snapshot {d.snapshot_id}: open it without snapshot= (the state "
+                             f"pins its own) or pass allow_snapshot_change=True to go on over another order")
+
+
 def resume_epoch(read: Any, opts: StreamOptions, state: ReadState,
                  allow_snapshot_change: bool = False) -> EpochPlan:
     """The rest of the epoch a state was saved in, on exactly the snapshots it names. A dataset
@@ -85,15 +94,10 @@ def resume_epoch(read: Any, opts: StreamOptions, state: ReadState,
     mix = as_mix(read)
     state.check_settings(opts.seed, [(d.name, d.version, opts.shuffle_shards, opts.shuffle_block)
                                      for d in mix.datasets])
+    check_pins(mix, state, allow_snapshot_change)
     datasets = []
     for d, pin in zip(mix.datasets, state.sources):
-        if d.snapshot_id == pin.snapshot_id:
-            datasets.append(d)
-        elif getattr(d, "pinned_by_caller", False) and not allow_snapshot_change:
-            raise ValueError(f"the resume state is for {d.name}/{d.version} snapshot {pin.snapshot_id}, and this "
-                             f"dataset was opened at snapshot {d.snapshot_id}: open it without snapshot= (the state "
-                             f"pins its own) or pass allow_snapshot_change=True to go on over another order")
-        elif allow_snapshot_change:
+        if d.snapshot_id == pin.snapshot_id or allow_snapshot_change:
             datasets.append(d)
         else:
             datasets.append(d.at(pin.snapshot_id))  # the order needs exactly that snapshot

@@ -16,7 +16,7 @@ from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Tuple
 
 from shardflow.reading.batches import RowReader, reader_batches
 from shardflow.reading.options import StreamOptions
-from shardflow.reading.plan import EpochPlan, as_mix, resume_epoch, start_epoch
+from shardflow.reading.plan import EpochPlan, as_mix, check_pins, resume_epoch, start_epoch
 from shardflow.reading.resume import ReadState
 from shardflow.reading.sample import Sample
 
@@ -106,6 +106,7 @@ class EpochReader:
         parsed = ReadState.from_json(state)
         parsed.check_settings(self.options.seed, [(d.name, d.version, self.options.shuffle_shards,
                                                    self.options.shuffle_block) for d in self.mix.datasets])
+        check_pins(self.mix, parsed, allow_snapshot_change)
         self.options = replace(self.options, epoch=parsed.epoch)
         self._previous = [p.snapshot_id for p in parsed.sources]  # what the epoch after it is new against
         self._loaded = (parsed, allow_snapshot_change)
