@@ -36,12 +36,14 @@ def main(argv=None) -> int:
     parser.add_argument("--seed", type=int, default=17)
     parser.add_argument("--shuffle-block", type=int, default=40)
     parser.add_argument("--cache-dir", default=None)
+    parser.add_argument("--snapshot", type=int, default=None)
     args = parser.parse_args(argv)
 
     os.environ.setdefault("GLOO_SOCKET_IFNAME", "lo")
     dist.init_process_group("gloo", init_method=f"tcp://127.0.0.1:{args.port}", rank=args.rank,
                             world_size=args.world_size, timeout=datetime.timedelta(seconds=60))
-    data = ShardflowIterableDataset(Dataset(args.uri, args.dataset, args.version, cache_dir=args.cache_dir),
+    data = ShardflowIterableDataset(Dataset(args.uri, args.dataset, args.version, args.snapshot,
+                                            cache_dir=args.cache_dir),
                                     seed=args.seed, shuffle_block=args.shuffle_block)
     loader = ShardflowDataLoader(data, batch_size=args.batch_size, num_workers=args.workers)
     if args.resume:

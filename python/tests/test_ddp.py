@@ -24,7 +24,8 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def start(tmp, uri, dataset, version, world_size, tag, resume=None, delay=0.0, workers=2, batch_size=8):
+def start(tmp, uri, dataset, version, world_size, tag, resume=None, delay=0.0, workers=2, batch_size=8,
+          snapshot=None):
     port = free_port()
     procs = []
     for rank in range(world_size):
@@ -34,6 +35,8 @@ def start(tmp, uri, dataset, version, world_size, tag, resume=None, delay=0.0, w
                "--cache-dir", os.path.join(tmp, "cache"), "--step-delay", str(delay)]
         if resume is not None:
             cmd += ["--resume", resume]
+        if snapshot is not None:
+            cmd += ["--snapshot", str(snapshot)]
         log = open(os.path.join(tmp, f"{tag}-{rank}.log"), "w")
         procs.append(subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT))
     return procs
@@ -67,8 +70,8 @@ def global_sequence(per_rank):
     return [s[i] for i in range(length) for s in per_rank if i < len(s)]
 
 
-def run_and_resume(tmp, uri, dataset, version, samples):
-    whole = start(tmp, uri, dataset, version, 3, "whole")
+def run_and_resume(tmp, uri, dataset, version, samples, snapshot=None):
+    whole = start(tmp, uri, dataset, version, 3, "whole", snapshot=snapshot)
     wait_all(whole, tmp, "whole")
     runs = [steps(tmp, "whole", r) for r in range(3)]
     assert len({len(r) for r in runs}) == 1, f"every rank the same number of steps: {[len(r) for r in runs]}"
@@ -78,7 +81,7 @@ def run_and_resume(tmp, uri, dataset, version, samples):
     epoch = global_sequence(per_rank)[:len(samples)]
     assert sorted(epoch) == sorted(samples), "the uninterrupted run read every sample once (then padding)"
 
-    killed = start(tmp, uri, dataset, version, 3, "killed", delay=0.4)
+    killed = start(tmp, uri, dataset, version, 3, "killed", delay=0.4, snapshot=snapshot)
     deadline = time.monotonic() + DEADLINE_S
     while min(len(steps(tmp, "killed", r)) for r in range(3)) < 2:
         assert time.monotonic() < deadline and all(p.poll() is None for p in killed), "the job to kill ended early"
@@ -97,7 +100,7 @@ def run_and_resume(tmp, uri, dataset, version, samples):
     with open(state_file, "w") as f:
         json.dump(states[0], f)
 
-    resumed = start(tmp, uri, dataset, version, 2, "resumed", resume=state_file)
+    resumed = start(tmp, uri, dataset, version, 2, "resumed", resume=state_file, snapshot=snapshot)
     wait_all(resumed, tmp, "resumed")
     runs = [steps(tmp, "resumed", r) for r in range(2)]
     assert len(runs[0]) == len(runs[1]) > 0

@@ -11,8 +11,7 @@ torch = pytest.importorskip("torch", reason="torch is not installed (Debian: apt
 from torch.utils.data import DataLoader, IterableDataset, get_worker_info  # noqa: E402
 
 from conftest import SPEC, assert_same_batch, open_dataset  # noqa: E402
-from shardflow.integrations.torch import (ShardflowDataLoader, ShardflowIterableDataset,  # noqa: E402
-                                          rank_and_world_size)
+from shardflow.integrations.torch import ShardflowDataLoader, ShardflowIterableDataset, rank_and_world_size  # noqa: E402
 from shardflow.reading.split import worker_batches  # noqa: E402
 from shardflow.tools.testing import expected_tensor  # noqa: E402
 

@@ -17,4 +17,4 @@ def test_should_finish_with_equal_steps_and_resume_a_killed_job_on_two_ranks_on_
         expected, tmp_path):
     assert len(expected["samples"]) % 3 != 0
     run_and_resume(os.fspath(tmp_path), expected["uri"], expected["dataset"], expected["version"],
-                   list(expected["samples"]))
+                   list(expected["samples"]), snapshot=expected["snapshotId"])
