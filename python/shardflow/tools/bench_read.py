@@ -11,7 +11,7 @@ every shard of the pinned snapshot:
    time (default: the reader's prefetch depth, so both sides keep the same number of shards in
    flight), after one untimed pass so the server's caches are as warm for both sides;
 2. reader, cold: every sample through ``Dataset.samples()`` into an empty cache directory
-   (download, SHA-256 check, cache write, HDF5 decode, per-sample dicts, shuffle buffer); then the
+   (download, SHA-256 check, cache write, HDF5 open, the rows taken, per-sample dicts); then the
    same with ``cache_dir=False`` (no cache file written); each ``Dataset`` is opened (spec and
    log read) before its clock starts;
 3. DataLoader: every sample through ``ShardflowDataLoader`` with ``--workers`` workers and
@@ -40,6 +40,7 @@ from typing import Callable, Dict, List
 
 from shardflow.reading.dataset import Dataset
 from shardflow.reading.fetch import DEFAULT_PREFETCH, DEFAULT_RANGE_SIZE, DEFAULT_RANGE_THRESHOLD
+from shardflow.reading.options import DEFAULT_SHUFFLE_BLOCK
 from shardflow.storage.store import S3Settings, S3Store
 
 
@@ -55,7 +56,7 @@ def _raw_parallel_get(store: S3Store, keys: List[str], threads: int) -> int:
 
 def _read_all(ds: Dataset, args) -> int:
     n = 0
-    for _ in ds.samples(seed=0, shuffle_buffer=args.shuffle_buffer, prefetch=args.prefetch,
+    for _ in ds.samples(seed=0, shuffle_block=args.shuffle_block, prefetch=args.prefetch,
                         range_size=args.range_size, range_threshold=args.range_threshold):
         n += 1
     return n
@@ -64,7 +65,7 @@ def _read_all(ds: Dataset, args) -> int:
 def _read_dataloader(ds: Dataset, args) -> int:
     from shardflow.integrations.torch import ShardflowDataLoader, ShardflowIterableDataset
 
-    data = ShardflowIterableDataset(ds, seed=0, shuffle_buffer=args.shuffle_buffer, rank=0, world_size=1,
+    data = ShardflowIterableDataset(ds, seed=0, shuffle_block=args.shuffle_block, rank=0, world_size=1,
                                     prefetch=args.prefetch, range_size=args.range_size,
                                     range_threshold=args.range_threshold)
     n = 0
@@ -151,7 +152,7 @@ def measure(args, progress: Callable[[str], None]) -> Dict[str, object]:
         "endpoint": settings.endpoint, "bucket": args.bucket, "dataset": args.dataset, "version": args.version,
         "snapshot": pinned.snapshot_id, "shards": len(keys), "bytes": size, "samples": samples,
         "threads": args.threads, "prefetch": args.prefetch, "range_size": args.range_size,
-        "range_threshold": args.range_threshold, "shuffle_buffer": args.shuffle_buffer, "rounds": args.rounds,
+        "range_threshold": args.range_threshold, "shuffle_block": args.shuffle_block, "rounds": args.rounds,
         "raw_parallel_get_mb_s": raw,
         "reader_cold_mb_s": reader,
         "reader_cold_samples_s": round(samples / statistics.median(runs["reader"])),
@@ -203,7 +204,7 @@ def main(argv=None) -> int:
     parser.add_argument("--threads", type=int, default=None, help="raw GETs in flight (default: --prefetch)")
     parser.add_argument("--range-size", type=int, default=DEFAULT_RANGE_SIZE)
     parser.add_argument("--range-threshold", type=int, default=DEFAULT_RANGE_THRESHOLD)
-    parser.add_argument("--shuffle-buffer", type=int, default=1000)
+    parser.add_argument("--shuffle-block", type=int, default=DEFAULT_SHUFFLE_BLOCK)
     parser.add_argument("--workers", type=int, default=2, help="DataLoader workers (0: skip the DataLoader)")
     parser.add_argument("--batch-size", type=int, default=64)
     parser.add_argument("--rounds", type=int, default=3)
