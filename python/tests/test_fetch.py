@@ -204,3 +204,35 @@ def test_should_download_into_memory_and_cache_afterwards_when_the_cache_file_ca
     assert Counter(ids(ds.samples(range_size=700, range_threshold=1))) == Counter(built.ids)
     assert sorted(os.listdir(built.cache_dir)) == sorted(f"{s.sha256}.h5" for s in ds.shards), \
         "verified downloads are still cached, by the writer thread"
+
+
+class SlowStore(RecordingStore):
+    def read_into(self, key, out, start=0):
+        time.sleep(0.2)  # long enough for every reader to ask for the shard while it downloads
+        return super().read_into(key, out, start)
+
+
+@pytest.mark.parametrize("ranged", [False, True])
+def test_should_download_a_shard_once_for_all_readers_of_one_cache(built, tmp_path, ranged):
+    store = SlowStore(built.store.root)
+    shard = open_dataset(built).shards[2]
+    cache_dir = tmp_path / "shared"
+    settings = dict(range_size=64, range_threshold=1) if ranged else {}
+    # Separate caches and fetchers, as separate DataLoader workers or ranks have: only the directory is shared.
+    fetchers = [ShardFetcher(ShardCache(cache_dir), store, depth=2, **settings) for _ in range(4)]
+    got = [None] * 4
+
+    def read(k):
+        fetchers[k].schedule([shard])
+        got[k] = bytes(fetchers[k].get(shard))
+
+    threads = [threading.Thread(target=read, args=(k,)) for k in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(30)
+    for f in fetchers:
+        f.close()
+    assert store.downloaded == [shard.object_key], "one download, the other readers waited for it"
+    assert all(hashlib.sha256(g).hexdigest() == shard.sha256 for g in got)
+    assert sorted(os.listdir(cache_dir)) == [f"{shard.sha256}.h5"], "no lock file left"

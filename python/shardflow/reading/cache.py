@@ -28,7 +28,7 @@ from typing import Dict, Optional, Union
 
 from shardflow.errors import ChecksumError
 from shardflow.format.entries import ShardEntry
-from shardflow.reading.cachefiles import Buffer, PartFile, map_private, unlink
+from shardflow.reading.cachefiles import Buffer, DownloadLock, PartFile, map_private, unlink
 from shardflow.storage.store import ObjectStore
 
 log = logging.getLogger(__name__)
@@ -101,6 +101,11 @@ class ShardCache:
             with self._lock:
                 self.stats.hits += 1
             return data
+
+    def try_lock(self, shard: ShardEntry) -> Optional[DownloadLock]:
+        """The right to download this shard into the cache now, or None while another reader of
+        this directory is downloading it (it will be in the cache soon: look again)."""
+        return DownloadLock.try_acquire(self.path_for(shard) + ".lock")
 
     def open_part(self, shard: ShardEntry) -> Optional[PartFile]:
         """A new file of the shard's size in the cache directory, mapped for a download to land in
@@ -275,8 +280,16 @@ class NoCache(ShardCache):
     def lookup(self, shard: ShardEntry) -> Optional[Buffer]:
         return None
 
+    def try_lock(self, shard: ShardEntry) -> Optional[DownloadLock]:
+        """The right to download this shard into the cache now, or None while another reader of
+        this directory is downloading it (it will be in the cache soon: look again)."""
+        return DownloadLock.try_acquire(self.path_for(shard) + ".lock")
+
     def open_part(self, shard: ShardEntry) -> Optional[PartFile]:
         return None
+
+    def try_lock(self, shard: ShardEntry) -> Optional[DownloadLock]:
+        return DownloadLock(None)  # nothing is shared, nothing to wait for
 
     def _store(self, path: str, data: bytearray) -> None:
         pass

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import fcntl
 import mmap
 import os
-from typing import Union
+from typing import Optional, Union
 
 Buffer = Union[bytearray, mmap.mmap]
 """Shard bytes as the reader gets them: writable, so numpy views of them are too."""
@@ -44,3 +45,34 @@ def unlink(path: str) -> bool:
         return True
     except FileNotFoundError:
         return False
+
+
+class DownloadLock:
+    """An exclusive ``flock`` on ``<shard file>.lock``: the one process of a machine that downloads
+    a shard into a shared cache while the others wait for the file. The kernel drops it when its
+    holder dies, so a killed reader never leaves a shard locked (only an empty file, which the next
+    holder removes)."""
+
+    def __init__(self, fd: Optional[int], path: Optional[str] = None):
+        self._fd: Optional[int] = fd
+        self._path = path
+
+    @staticmethod
+    def try_acquire(path: str) -> Optional["DownloadLock"]:
+        """The lock, or None while another process (or reader) holds it."""
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(fd)
+            return None
+        return DownloadLock(fd, path)
+
+    def release(self) -> None:
+        """Removes the lock file, then unlocks: whoever looks after this finds the shard cached
+        (the holder releases only after the file is in place or the download failed)."""
+        if self._fd is not None:
+            fd, self._fd = self._fd, None
+            unlink(self._path)
+            os.close(fd)  # closing the descriptor releases the flock

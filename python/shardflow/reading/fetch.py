@@ -11,18 +11,24 @@ every GET).
 
 What is scheduled never changes what is read: the order comes from the stream alone, and a shard
 that was not scheduled (``depth`` 0) is fetched on the spot, its ranges one after another.
+
+Every DataLoader worker of every rank on a machine reads rows of the same shards (the epoch order
+is global), so a download into the shared cache directory is done by one of them: it holds the
+shard's lock file (``flock``), and the others look for the cached file again every 20 ms, without
+holding a GET thread while they wait.
 """
 
 from __future__ import annotations
 
 import logging
 import threading
+import time
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Dict, List, Optional, Sequence, Set, Tuple
 
 from shardflow.format.entries import ShardEntry
 from shardflow.reading.cache import ShardCache
-from shardflow.reading.cachefiles import Buffer, PartFile
+from shardflow.reading.cachefiles import Buffer, DownloadLock, PartFile
 from shardflow.storage.store import ObjectStore
 
 log = logging.getLogger(__name__)
@@ -31,6 +37,8 @@ DEFAULT_PREFETCH = 4
 """Shards downloaded ahead of the one being decoded, and GETs in flight, per reader."""
 DEFAULT_RANGE_SIZE = 8 << 20
 DEFAULT_RANGE_THRESHOLD = 16 << 20
+_LOCK_RETRY_S = 0.02
+"""How soon a reader looks again for a shard another reader of the same cache is downloading."""
 
 
 def check_fetch_options(prefetch: int, range_size: int, range_threshold: int) -> None:
@@ -52,9 +60,11 @@ def byte_ranges(size: int, range_size: int, range_threshold: int) -> List[Tuple[
 class _Download:
     """One shard being downloaded in parts; the last part to finish completes ``result``."""
 
-    def __init__(self, shard: ShardEntry, parts: int, result: Future, part: Optional[PartFile]):
+    def __init__(self, shard: ShardEntry, parts: int, result: Future, part: Optional[PartFile],
+                 lock: DownloadLock):
         self.shard = shard
         self.part = part
+        self.lock = lock
         self.buffer = part.map if part is not None else bytearray(shard.bytes)
         self.result = result
         self._left = parts
@@ -128,6 +138,7 @@ class ShardFetcher:
             with self._lock:
                 dropped, self._unfinished = self._unfinished, set()
             for download in dropped:
+                download.lock.release()
                 if download.part is not None:
                     download.part.discard()
                 if not download.result.done():
@@ -135,13 +146,31 @@ class ShardFetcher:
                                                                f"{download.shard.shard_id} was downloaded"))
 
     def _start(self, shard: ShardEntry, result: Future, inline: bool = False) -> None:
+        lock: Optional[DownloadLock] = None
         try:
-            cached = self._cache.lookup(shard)
-            if cached is not None:
-                result.set_result(cached)
-                return
+            while True:
+                cached = self._cache.lookup(shard)
+                if cached is not None:
+                    result.set_result(cached)
+                    return
+                lock = self._cache.try_lock(shard)
+                if lock is not None:
+                    cached = self._cache.lookup(shard)  # cached by the holder just before we locked?
+                    if cached is not None:
+                        lock.release()
+                        result.set_result(cached)
+                        return
+                    break
+                # Another reader of this cache (a sibling worker, another rank) is downloading it.
+                if not inline:  # look again soon, without holding a GET thread meanwhile
+                    timer = threading.Timer(_LOCK_RETRY_S, self._resubmit, (shard, result))
+                    timer.daemon = True
+                    timer.start()
+                    return
+                time.sleep(_LOCK_RETRY_S)
             parts = byte_ranges(shard.bytes, self._range_size, self._range_threshold)
-            download = _Download(shard, len(parts), result, self._cache.open_part(shard))
+            download = _Download(shard, len(parts), result, self._cache.open_part(shard), lock)
+            lock = None  # the download releases it when it ends
             with self._lock:
                 self._unfinished.add(download)
             for part in parts[1:]:
@@ -151,8 +180,17 @@ class ShardFetcher:
                     self._pool.submit(self._part, download, part)
             self._part(download, parts[0])
         except BaseException as e:  # noqa: BLE001 - handed to the reader, raised where it waits
+            if lock is not None:
+                lock.release()
             if not result.done():
                 result.set_exception(e)
+
+    def _resubmit(self, shard: ShardEntry, result: Future) -> None:
+        try:
+            self._pool.submit(self._start, shard, result)
+        except RuntimeError:  # closed meanwhile
+            if not result.done():
+                result.set_exception(RuntimeError(f"the reader closed before shard {shard.shard_id} was downloaded"))
 
     def _part(self, download: _Download, part: Tuple[int, int]) -> None:
         start, length = part
@@ -168,6 +206,12 @@ class ShardFetcher:
     def _finish(self, download: _Download) -> None:
         with self._lock:
             self._unfinished.discard(download)
+        try:
+            self._complete(download)
+        finally:
+            download.lock.release()
+
+    def _complete(self, download: _Download) -> None:
         try:
             if download.error is not None or download.wrong_size:
                 if download.part is not None:
