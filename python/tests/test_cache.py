@@ -1,6 +1,7 @@
 """The shard cache: download once, verify size and SHA-256, LRU eviction."""
 
 import os
+import time
 
 import pytest
 
@@ -48,7 +49,7 @@ def test_should_raise_a_checksum_error_when_a_download_has_the_wrong_size(built,
 
 
 def test_should_detect_a_corrupted_cached_file_delete_it_and_download_afresh_next_time(built):
-    ds = open_dataset(built)
+    ds = open_dataset(built, cache_reverify_after=0)  # every read checks
     victim = ds.shards[2]
     good = ds.read_shard(victim).sample_ids
     cached = ds.cache.path_for(victim)
@@ -92,3 +93,16 @@ def test_should_read_with_an_unlimited_cache_when_the_limit_is_none(built):
     ds = open_dataset(built, cache_limit_bytes=None)
     assert len(list(ds.samples())) == 151
     assert ds.cache.stats.evictions == 0 and len(os.listdir(built.cache_dir)) == 11
+
+
+def test_should_check_a_cached_file_again_once_the_last_check_is_older_than_reverify_after(built):
+    ds = open_dataset(built, cache_reverify_after=0.5)
+    victim = ds.shards[1]
+    ds.read_shard(victim)  # downloaded and checked: recorded on the file
+    with open(ds.cache.path_for(victim), "r+b") as f:
+        f.seek(100)
+        f.write(b"\x00\x01\x02\x03")
+    ds.cache.lookup(victim)  # within the window: not hashed again (the cost every worker would pay)
+    time.sleep(0.6)
+    with pytest.raises(ChecksumError, match=victim.shard_id):
+        ds.cache.lookup(victim)

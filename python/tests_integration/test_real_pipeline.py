@@ -89,6 +89,7 @@ def test_should_resume_mid_epoch_with_exactly_the_remaining_samples(dataset, exp
 
 
 def test_should_detect_a_corrupted_cached_file_and_download_it_afresh(dataset):
+    dataset.cache.reverify_after = 0  # every read checks (by default not twice within a minute)
     shard = dataset.shards[0]
     good = dataset.read_shard(shard)
     cached = dataset.cache.path_for(shard)

@@ -5,8 +5,11 @@ addressing means two datasets, or two S3 endpoints, can never serve each other a
 
 - A shard is downloaded once, into memory, checked for the size and SHA-256 its log entry gives,
   and only then written to the cache (temp file + rename, so a crash leaves no half file).
-- A cached file is checked again every time it is read (one SHA-256 pass over bytes already in
-  memory), so a file damaged on disk is caught, not fed to a trainer.
+- A cached file is checked again when it is read (one SHA-256 pass over bytes already in memory),
+  so a file damaged on disk is caught, not fed to a trainer; except within ``reverify_after``
+  seconds (default 60) of a check by any reader of the directory, recorded in an extended
+  attribute of the file: every DataLoader worker of every rank on a machine opens the same shards,
+  and one check each would multiply the SHA-256 cost by their number.
 - On any mismatch the bad file is deleted and :class:`ChecksumError` names the shard.
 - When the files pass ``limit_bytes``, the least recently used ones are deleted, never one that
   this process is reading. Use is recorded in the file's mtime, so DataLoader workers and several
@@ -28,13 +31,15 @@ from typing import Dict, Optional, Union
 
 from shardflow.errors import ChecksumError
 from shardflow.format.entries import ShardEntry
-from shardflow.reading.cachefiles import Buffer, DownloadLock, PartFile, map_private, unlink
+from shardflow.reading.cachefiles import (Buffer, DownloadLock, PartFile, map_private, mark_verified,
+                                          recently_verified, unlink)
 from shardflow.storage.store import ObjectStore
 
 log = logging.getLogger(__name__)
 
 DEFAULT_LIMIT_BYTES = 20 << 30
 """20 GiB; ``None`` means no limit."""
+DEFAULT_REVERIFY_AFTER = 60.0
 _STALE_PART_SECONDS = 3600
 
 
@@ -55,11 +60,12 @@ class CacheStats:
 
 class ShardCache:
     def __init__(self, directory: Union[str, os.PathLike, None] = None,
-                 limit_bytes: Optional[int] = DEFAULT_LIMIT_BYTES):
+                 limit_bytes: Optional[int] = DEFAULT_LIMIT_BYTES, reverify_after: float = DEFAULT_REVERIFY_AFTER):
         if limit_bytes is not None and limit_bytes < 0:
             raise ValueError(f"cache limit must be >= 0 bytes or None, got {limit_bytes}")
         self.directory = os.path.abspath(os.fspath(directory)) if directory is not None else default_cache_dir()
         self.limit_bytes = limit_bytes
+        self.reverify_after = reverify_after
         self.stats = CacheStats()
         self._pinned: Dict[str, int] = {}
         self._last_use_ns = 0
@@ -67,10 +73,10 @@ class ShardCache:
         self._lock = threading.Lock()
 
     def __getstate__(self):
-        return {"directory": self.directory, "limit_bytes": self.limit_bytes}
+        return {"directory": self.directory, "limit_bytes": self.limit_bytes, "reverify_after": self.reverify_after}
 
     def __setstate__(self, state):
-        self.__init__(state["directory"], state["limit_bytes"])
+        self.__init__(state["directory"], state["limit_bytes"], state["reverify_after"])
 
     def __repr__(self):
         return f"ShardCache({self.directory}, limit {self.limit_bytes} bytes)"
@@ -97,7 +103,9 @@ class ShardCache:
             except FileNotFoundError:
                 return None
             self._touch(path)
-            self._verify(shard, data, f"in the cache at {path}", path)
+            if not recently_verified(path, self.reverify_after):
+                self._verify(shard, data, f"in the cache at {path}", path)
+                mark_verified(path)
             with self._lock:
                 self.stats.hits += 1
             return data
@@ -150,6 +158,7 @@ class ShardCache:
         with self._pin(path):
             try:
                 os.replace(part.path, path)
+                mark_verified(path)
                 self._touch(path)
             except OSError as e:
                 log.warning("Cannot cache shard file %s: %s", path, e)
@@ -184,6 +193,7 @@ class ShardCache:
             with open(part, "wb") as f:
                 f.write(data)
             os.replace(part, path)
+            mark_verified(path)
             self._touch(path)
         except OSError as e:
             # A full or read-only disk must not stop training: the bytes are verified and in memory.

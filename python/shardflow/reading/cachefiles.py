@@ -5,6 +5,7 @@ from __future__ import annotations
 import fcntl
 import mmap
 import os
+import time
 from typing import Optional, Union
 
 Buffer = Union[bytearray, mmap.mmap]
@@ -76,3 +77,30 @@ class DownloadLock:
             fd, self._fd = self._fd, None
             unlink(self._path)
             os.close(fd)  # closing the descriptor releases the flock
+
+
+VERIFIED_ATTR = "user.shardflow.verified"
+"""Extended attribute of a cache file: ``<inode>:<size>:<time_ns>`` of its last SHA-256 check."""
+
+
+def mark_verified(path: str) -> None:
+    """Records that the file's bytes were just checked against the log; a file system without user
+    extended attributes records nothing (every reader then checks every file it opens)."""
+    try:
+        st = os.stat(path)
+        os.setxattr(path, VERIFIED_ATTR, f"{st.st_ino}:{st.st_size}:{time.time_ns()}".encode())
+    except OSError:
+        pass
+
+
+def recently_verified(path: str, within_s: float) -> bool:
+    """Whether some reader of this cache checked this very file (same inode and size) less than
+    ``within_s`` seconds ago."""
+    if within_s <= 0:
+        return False
+    try:
+        inode, size, at = os.getxattr(path, VERIFIED_ATTR).decode().split(":")
+        st = os.stat(path)
+    except (OSError, ValueError):
+        return False
+    return int(inode) == st.st_ino and int(size) == st.st_size and time.time_ns() - int(at) < within_s * 1e9

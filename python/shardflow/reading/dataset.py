@@ -10,7 +10,7 @@ from shardflow.format import layout
 from shardflow.format.rows import ShardRows
 from shardflow.format.shard import Shard, read_shard
 from shardflow.format.spec import DatasetSpec, parse_spec
-from shardflow.reading.cache import DEFAULT_LIMIT_BYTES, NoCache, ShardCache
+from shardflow.reading.cache import DEFAULT_LIMIT_BYTES, DEFAULT_REVERIFY_AFTER, NoCache, ShardCache
 from shardflow.reading.fetch import DEFAULT_PREFETCH, DEFAULT_RANGE_SIZE, DEFAULT_RANGE_THRESHOLD, ShardFetcher
 from shardflow.reading.log import CommitLog, ShardEntry, Snapshot
 from shardflow.reading.options import DEFAULT_SHUFFLE_BLOCK, StreamOptions
@@ -28,7 +28,9 @@ class Dataset(ShardSource):
     else from ``SHARDFLOW_S3_ENDPOINT`` / ``SHARDFLOW_S3_ACCESS_KEY`` / ``SHARDFLOW_S3_SECRET_KEY``,
     else the standard ``AWS_*`` variables. ``cache_dir=False`` keeps no local copies (every read
     downloads and verifies afresh: for machines without disk to spare); else shards are cached in ``cache_dir`` (default
-    ``$SHARDFLOW_CACHE_DIR`` or ``~/.cache/shardflow/shards``) up to ``cache_limit_bytes``.
+    ``$SHARDFLOW_CACHE_DIR`` or ``~/.cache/shardflow/shards``) up to ``cache_limit_bytes``, a cached
+    file checked again when opened unless a reader checked it less than ``cache_reverify_after``
+    seconds ago (0: every time).
 
     Picklable: DataLoader workers get a copy that opens its own S3 connections.
     """
@@ -36,12 +38,13 @@ class Dataset(ShardSource):
     def __init__(self, uri: str, name: str, version: str, snapshot: Optional[int] = None, *,
                  s3: Union[None, ObjectStore, S3Settings, Mapping[str, str]] = None,
                  cache_dir: Union[str, os.PathLike, None, bool] = None,
-                 cache_limit_bytes: Optional[int] = DEFAULT_LIMIT_BYTES):
+                 cache_limit_bytes: Optional[int] = DEFAULT_LIMIT_BYTES,
+                 cache_reverify_after: float = DEFAULT_REVERIFY_AFTER):
         self.uri = uri
         self.name = layout.require_name("dataset name", name)
         self.version = layout.require_name("dataset version", version)
         self.store = open_store(uri, s3)
-        self.cache = NoCache() if cache_dir is False else ShardCache(cache_dir, cache_limit_bytes)
+        self.cache = NoCache() if cache_dir is False else ShardCache(cache_dir, cache_limit_bytes, cache_reverify_after)
         self.spec = self._read_spec()
         self.log = CommitLog(self.store, name, version)
         self._snapshot = self.log.snapshot(snapshot)
