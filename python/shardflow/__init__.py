@@ -1,7 +1,8 @@
 """Trainer-side access to shardflow datasets: versioned HDF5 shards in S3 with a commit log.
 
-``shardflow.Dataset`` pins a snapshot and reads its samples; ``shardflow.integrations.torch`` (imported only when
-used, so this package works without torch) adds the PyTorch ``IterableDataset``.
+``shardflow.Dataset`` pins a snapshot and reads its samples, ``shardflow.Mix`` reads several in exact
+proportions (docs/READING-RULES.md); ``shardflow.integrations.torch`` (imported only when used, so
+this package works without torch) adds the PyTorch ``IterableDataset`` and ``DataLoader``.
 """
 
 from shardflow.errors import ChecksumError, FormatError, ObjectNotFoundError, ShardflowError, SnapshotNotFoundError
@@ -18,7 +19,7 @@ from shardflow.storage.store import DirectoryStore, ObjectStore, S3Settings, S3S
 
 __all__ = [
     "ChecksumError", "CommitLog", "Dataset", "DatasetSpec", "DirectoryStore", "FormatError", "Mix",
-    "ObjectNotFoundError", "ObjectStore", "S3Settings", "S3Store", "Sample", "SampleIterator", "Shard", "ShardCache", "ShardEntry",
-    "ShardflowError", "Snapshot", "SnapshotNotFoundError", "TensorSpec", "load_snapshot", "merge_states",
-    "read_shard", "shard_order",
+    "ObjectNotFoundError", "ObjectStore", "S3Settings", "S3Store", "Sample", "SampleIterator", "Shard", "ShardCache",
+    "ShardEntry", "ShardflowError", "Snapshot", "SnapshotNotFoundError", "TensorSpec", "load_snapshot",
+    "merge_states", "read_shard", "shard_order",
 ]

@@ -290,11 +290,6 @@ class NoCache(ShardCache):
     def lookup(self, shard: ShardEntry) -> Optional[Buffer]:
         return None
 
-    def try_lock(self, shard: ShardEntry) -> Optional[DownloadLock]:
-        """The right to download this shard into the cache now, or None while another reader of
-        this directory is downloading it (it will be in the cache soon: look again)."""
-        return DownloadLock.try_acquire(self.path_for(shard) + ".lock")
-
     def open_part(self, shard: ShardEntry) -> Optional[PartFile]:
         return None
 

@@ -1,9 +1,9 @@
 """What one epoch of a read is: the datasets pinned, what each gives, the order, and where it starts.
 
 A read is one dataset or a :class:`~shardflow.reading.mixing.Mix` of several. :func:`start_epoch`
-pins each dataset's current snapshot (``follow``: the newest, at the epoch's start and only then; ``new_only``: just the shards
-added since the previous epoch's snapshot); :func:`resume_epoch` pins exactly what a resume state
-names, so the rest of that epoch is read from the same order.
+pins each dataset's current snapshot (with ``new_only``, just the shards appended since the previous
+epoch's snapshot); :func:`resume_epoch` pins exactly what a resume state names, so the rest of that
+epoch is read from the same order.
 """
 
 from __future__ import annotations

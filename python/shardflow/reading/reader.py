@@ -1,4 +1,4 @@
-"""Epoch after epoch of one read (a dataset or a :class:`~shardflow.reading.plan.Mix`), for any
+"""Epoch after epoch of one read (a dataset or a :class:`~shardflow.reading.mixing.Mix`), for any
 framework: which snapshots each epoch pins, where a resumed epoch starts, and the resume state as
 batches are delivered. Framework adapters (PyTorch today) wrap it; it imports none of them.
 
