@@ -14,7 +14,8 @@ every shard of the pinned snapshot:
    (download, SHA-256 check, cache write, HDF5 open, the rows taken, per-sample dicts); then the
    same with ``cache_dir=False`` (no cache file written); each ``Dataset`` is opened (spec and
    log read) before its clock starts;
-3. DataLoader: every sample through ``ShardflowDataLoader`` with ``--workers`` workers and
+3. DataLoader: every sample through ``ShardflowDataLoader`` with ``--workers`` workers (for each of
+   ``--ranks`` ranks, one after another, sharing the cache as ranks of one machine do) and
    batches of ``--batch-size``, also into an empty cache (worker start-up included).
 
 Throughput is shard bytes (10^6 per MB) per second; CPU seconds per GB (this process and its
@@ -63,14 +64,16 @@ def _read_all(ds: Dataset, args) -> int:
 
 
 def _read_dataloader(ds: Dataset, args) -> int:
+    """Every rank's share of the epoch, rank after rank, all through one cache (as ranks of one machine)."""
     from shardflow.integrations.torch import ShardflowDataLoader, ShardflowIterableDataset
 
-    data = ShardflowIterableDataset(ds, seed=0, shuffle_block=args.shuffle_block, rank=0, world_size=1,
-                                    prefetch=args.prefetch, range_size=args.range_size,
-                                    range_threshold=args.range_threshold)
     n = 0
-    for batch in ShardflowDataLoader(data, batch_size=args.batch_size, num_workers=args.workers):
-        n += len(batch["sample_id"])
+    for rank in range(args.ranks):
+        data = ShardflowIterableDataset(ds, seed=0, shuffle_block=args.shuffle_block, rank=rank,
+                                        world_size=args.ranks, prefetch=args.prefetch, range_size=args.range_size,
+                                        range_threshold=args.range_threshold)
+        for batch in ShardflowDataLoader(data, batch_size=args.batch_size, num_workers=args.workers):
+            n += len(batch["sample_id"])
     return n
 
 
@@ -124,7 +127,7 @@ def measure(args, progress: Callable[[str], None]) -> Dict[str, object]:
             runs["nocache"].append(seconds)
             if args.workers > 0:
                 got, seconds = _timed(lambda: _read_dataloader(loaded, args), cpu["dataloader"])
-                _require(got, samples, "DataLoader")
+                _require(got, args.ranks * -(-samples // args.ranks), "DataLoader (with its padding)")
                 runs["dataloader"].append(seconds)
             progress(f"round {r + 1}/{args.rounds}: raw {runs['raw'][-1]:.3f} s, reader {runs['reader'][-1]:.3f} s, "
                      f"without cache {runs['nocache'][-1]:.3f} s"
@@ -162,6 +165,7 @@ def measure(args, progress: Callable[[str], None]) -> Dict[str, object]:
         f"dataloader_{args.workers}_workers_mb_s": loader,
         "dataloader_workers": args.workers,
         "dataloader_batch_size": args.batch_size,
+        "dataloader_ranks": args.ranks,
         "dataloader_ratio": ratio("dataloader"),
         "cpu_s_per_gb": {"raw": cpu_per_gb("raw"), "reader_cold": cpu_per_gb("reader"),
                          "reader_no_cache": cpu_per_gb("nocache"), "dataloader": cpu_per_gb("dataloader")},
@@ -186,7 +190,8 @@ def _print_table(result: Dict[str, object]) -> None:
     print(f"reader, no cache          {result['reader_no_cache_mb_s']:8.1f} MB/s  ratio "
           f"{result['reader_no_cache_ratio']:.2f}")
     if result["dataloader_ratio"] is not None:
-        print(f"DataLoader, {workers} workers    {result[f'dataloader_{workers}_workers_mb_s']:8.1f} MB/s  "
+        rate = result[f"dataloader_{workers}_workers_mb_s"]
+        print(f"DataLoader, {result['dataloader_ranks']} x {workers} workers {rate:6.1f} MB/s  "
               f"ratio {result['dataloader_ratio']:.2f}")
     print("CPU seconds per GB: " + ", ".join(f"{k} {v}" for k, v in result["cpu_s_per_gb"].items() if v is not None)
           + f"  ({result['cpus']} CPUs, load average {result['load_average_1m']})")
@@ -207,13 +212,14 @@ def main(argv=None) -> int:
     parser.add_argument("--shuffle-block", type=int, default=DEFAULT_SHUFFLE_BLOCK)
     parser.add_argument("--workers", type=int, default=2, help="DataLoader workers (0: skip the DataLoader)")
     parser.add_argument("--batch-size", type=int, default=64)
+    parser.add_argument("--ranks", type=int, default=1, help="DataLoader: read every rank's share, one after another")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     args = parser.parse_args(argv)
     if args.threads is None:
         args.threads = max(1, args.prefetch)
-    if args.rounds < 1 or args.threads < 1:
-        parser.error("--rounds and --threads must be >= 1")
+    if args.rounds < 1 or args.threads < 1 or args.ranks < 1:
+        parser.error("--rounds, --threads and --ranks must be >= 1")
     quiet = args.json
     result = measure(args, lambda line: None if quiet else print(line, file=sys.stderr))
     if args.json:
