@@ -12,7 +12,7 @@ from __future__ import annotations
 import copy
 import time
 from dataclasses import replace
-from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Tuple
+from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple
 
 from shardflow.reading.batches import RowReader, reader_batches
 from shardflow.reading.options import StreamOptions
@@ -50,16 +50,21 @@ class EpochReader:
             self._loaded = None
             self.plan = None
 
-    def begin(self, rank: int, world_size: int, unit: int, agree: Agree = lambda ids: ids) -> EpochPlan:
+    def begin(self, rank: int, world_size: int, unit: int, agree: Agree = lambda ids: ids,
+              pin_newest: bool = True) -> EpochPlan:
         """Pins the epoch about to be read (a loaded state's, else a fresh one) and starts counting
-        what is delivered, in units of ``unit`` samples (the batch size; 1 for single samples)."""
+        what is delivered, in units of ``unit`` samples (the batch size; 1 for single samples).
+        ``pin_newest=False`` keeps the pinned snapshots even in follow mode (a DataLoader worker
+        beginning by itself must read what its siblings read)."""
         if self._loaded is not None:
             state, allow = self._loaded
             self._loaded = None
             self.plan = resume_epoch(self.mix, self.options, state, allow)
         else:
-            if self.options.follow:
+            if self.options.follow and pin_newest:
                 self._pin_newest(agree)
+            else:  # ranks that opened their datasets at different times must still read one snapshot
+                self._repin(agree([d.snapshot_id for d in self.mix.datasets]))
             since = self._previous if self.options.new_only else None
             self.plan = start_epoch(self.mix, self.options, since)
         self._unit = (rank, world_size, unit)
@@ -79,6 +84,9 @@ class EpochReader:
                 break  # nothing new: the epoch reads nothing
             left = None if self.options.follow_timeout is None else self.options.follow_timeout - waited
             self.sleep(self.options.poll_interval if left is None else max(0.0, min(self.options.poll_interval, left)))
+        self._repin(ids)
+
+    def _repin(self, ids: Sequence[int]) -> None:
         self.mix.datasets = [d if d.snapshot_id == i else d.at(i) for d, i in zip(self.mix.datasets, ids)]
 
     def batches(self, plan: EpochPlan, rank: int, world_size: int, batch_size: int, worker: int = 0,

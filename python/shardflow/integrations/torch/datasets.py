@@ -60,10 +60,13 @@ class ShardflowIterableDataset(IterableDataset):
     an image bytes tensor becomes a uint8 (H, W, C) tensor (needs Pillow).
 
     Call :meth:`set_epoch` before each epoch. An epoch reads the snapshot the dataset is pinned to
-    when it starts; ``follow=True`` re-pins to the newest at each epoch's start (rank 0's choice,
-    broadcast when ``torch.distributed`` is initialised), and ``new_only=True`` then reads only the
-    shards appended since the previous epoch's snapshot, waiting up to ``follow_timeout`` seconds
-    (polling every ``poll_interval``) for some.
+    when it starts (rank 0's, broadcast when ``torch.distributed`` is initialised, so ranks that
+    opened the dataset at different times still agree); ``follow=True`` re-pins to the newest at
+    each epoch's start, and ``new_only=True`` then reads only the shards appended since the
+    previous epoch's snapshot, waiting up to ``follow_timeout`` seconds (polling every
+    ``poll_interval``) for some. Both need the epoch begun in the rank's process: through
+    :class:`ShardflowDataLoader`, or iterating the dataset directly (a plain DataLoader's workers
+    read the pinned snapshot).
     """
 
     def __init__(self, dataset: Any, *, seed: int = 0, shuffle_shards: bool = True,
@@ -115,7 +118,7 @@ class ShardflowIterableDataset(IterableDataset):
             if info is None:
                 plan, counting = self.begin(), True
             else:
-                plan = self.reader.begin(*self.rank_and_world_size(), 1, lambda ids: ids)
+                plan = self.reader.begin(*self.rank_and_world_size(), 1, pin_newest=False)
         worker, workers = (info.id, info.num_workers) if info is not None else (0, 0)
         return self._iterate(plan, worker, workers, counting)
 
