@@ -59,8 +59,10 @@ if [[ ! -f cli/target/dist/shardflow-cli.jar || ! -f shard-sink/target/dist/shar
 fi
 CLI=(java -jar "$ROOT/cli/target/dist/shardflow-cli.jar")
 
-say "building images (layers cached when scripts/test.sh built them already)"
-bash scripts/build-images.sh --all 2>&1 | { grep -v -E 'DEPRECATED|BuildKit|environment-variable|^$' || true; }
+if [[ ${SHARDFLOW_IMAGES_READY:-0} != 1 ]]; then   # scripts/test.sh built and smoke-tested them already
+  say "building images"
+  bash scripts/build-images.sh --all 2>&1 | { grep -v -E 'DEPRECATED|BuildKit|environment-variable|^$' || true; }
+fi
 docker images --format '{{.Repository}}:{{.Tag}} {{.Size}}' | grep -E "shardflow/" | sed 's/^/  image /'
 
 say "compose up"

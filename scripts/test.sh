@@ -1,47 +1,102 @@
 #!/usr/bin/env bash
-# The test command (README command two; .ci/run calls it): installs what the tests need, then runs
-# every Java test (unit tests and the integration tests against a real Kafka broker, Apicurio
-# Registry, S3Proxy and MinIO started as local processes), the Kubernetes manifest validation, the
-# docker compose test on locally built images, and the Python tests.
-set -euo pipefail
+# The test command (README command two; .ci/run calls it). Installs what the tests need, then runs
+# every stage, each even when another failed (unless it needs what that one makes), and ends with a
+# table of stages, results and times; exits non-zero if any stage failed.
+#
+#   tools        the servers the tests run (Kafka, Apicurio, S3Proxy; scripts/fetch-tools.sh)
+#   minio        the MinIO server, built from source (background)
+#   python-env   Debian packages and the venv for the Python tests (background)
+#   engine       a Docker engine (installed and started if none answers; background)
+#   build        mvn install -DskipTests: every module and the service distributions
+#   images       the container images, each smoke-tested as its own user (background)
+#   java         every Java test: unit, and integration on real servers, processes and containers
+#   k8s          the Kubernetes manifests rendered and validated offline
+#   compose      docker compose on the images: exactly-once through kills, restarts and scaling
+#   python       the Python tests
+#
+# Usage: scripts/test.sh [--fresh] [--long]
+#   --fresh  prove from nothing: every cache the scripts keep (tools, MinIO and Go builds, the base
+#            image and its tarball, images, venv, Maven repository) starts empty in a temporary
+#            folder, removed at the end with the images built under its own tag. Debian packages
+#            already installed stay installed. Also SHARDFLOW_FRESH=1.
+#   --long   also the long forms: the long chaos run (`bin/shardflow chaos --long`). Also SHARDFLOW_LONG=1.
+set -uo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$ROOT"
+STARTED=$(date +%s)
+FRESH=${SHARDFLOW_FRESH:-0}
+LONG=${SHARDFLOW_LONG:-0}
+for arg in "$@"; do
+  case $arg in
+    --fresh) FRESH=1 ;;
+    --long) LONG=1 ;;
+    -h|--help) sed -n '2,24p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) echo "test.sh: unknown argument '$arg' (try --help)" >&2; exit 2 ;;
+  esac
+done
 
-echo "== installing tools (Kafka, Apicurio, S3Proxy, MinIO build; cached) =="
-bash scripts/fetch-tools.sh
-echo "== zsh for the completion test (bash is always there) =="
-if ! command -v zsh >/dev/null 2>&1 && [[ $(id -u) -eq 0 ]] && command -v apt-get >/dev/null 2>&1; then
+# shellcheck source=scripts/lib/stages.sh
+source "$ROOT/scripts/lib/stages.sh"
+if [[ $FRESH == 1 ]]; then
+  # shellcheck source=scripts/lib/fresh.sh
+  source "$ROOT/scripts/lib/fresh.sh"
+  fresh_caches
+fi
+
+# A Docker engine this script starts is stopped when it ends; one that was already running is left alone.
+DOCKER_STATE=${SHARDFLOW_DOCKER_STATE:-$HOME/.cache/shardflow/docker}
+ENGINE_WAS_RUNNING=0
+timeout 10 docker info >/dev/null 2>&1 && ENGINE_WAS_RUNNING=1
+on_exit() {
+  jobs -p | xargs -r kill 2>/dev/null   # background stages of an interrupted run
+  if [[ $FRESH == 1 ]]; then fresh_cleanup; fi
+  if [[ $ENGINE_WAS_RUNNING == 0 && -f $DOCKER_STATE/dockerd.pid ]]; then kill "$(cat "$DOCKER_STATE/dockerd.pid")" 2>/dev/null; fi
+  rm -rf "$STAGE_LOGS"
+}
+trap on_exit EXIT
+[[ $ENGINE_WAS_RUNNING == 1 ]] || rm -f "$DOCKER_STATE/dockerd.pid"   # a stale pid must not name another process
+
+install_zsh() { # for the shell-completion test (bash is always there); the test says skipped without it
+  command -v zsh >/dev/null 2>&1 && return 0
+  [[ $(id -u) -eq 0 ]] && command -v apt-get >/dev/null 2>&1 || { echo "no zsh: its completion test is skipped"; return 0; }
   { apt-get update -q -o DPkg::Lock::Timeout=300 && DEBIAN_FRONTEND=noninteractive apt-get install -y -q \
       --no-install-recommends -o DPkg::Lock::Timeout=300 zsh; } >/dev/null 2>&1 \
-    || echo "zsh could not be installed: the zsh completion test will be reported as skipped"
+    || echo "zsh could not be installed: its completion test will be reported as skipped"
+}
+python_env() { bash scripts/setup-python.sh >"$STAGE_LOGS/python-env.path" && tail -n 1 "$STAGE_LOGS/python-env.path"; install_zsh; }
+engine() {
+  if bash scripts/docker-engine.sh; then echo yes >"$STAGE_LOGS/engine.answers"; else
+    echo "no Docker engine can be started here: the container runs are reported as skipped"; fi
+}
+images() {
+  [[ -f $STAGE_LOGS/engine.answers ]] || { echo "no Docker engine: no images"; return 0; }
+  bash scripts/build-images.sh --all --from "$STAGE_LOGS/dists" 2>&1 | { grep -v -E 'DEPRECATED|BuildKit|environment-variable|^$' || true; } || return 1
+  bash scripts/tests/image-smoke-selftest.sh
+}
+stage_dists() { # a copy the images are built from, so the java stage may repackage while they build
+  rm -rf "$STAGE_LOGS/dists" && mkdir -p "$STAGE_LOGS/dists"
+  local m; for m in ingest-app shard-sink cli; do cp -r "$m/target/dist" "$STAGE_LOGS/dists/$m"; done
+}
+java_tests() { mvn -B -ntp install; }  # without an engine the container variants report themselves skipped
+python_tests() { "$(tail -n 1 "$STAGE_LOGS/python-env.path")" -m pytest -q python/tests; }
+
+stage tools -- bash scripts/fetch-tools.sh --no-minio
+stage_bg minio --needs tools -- bash scripts/fetch-tools.sh
+stage_bg python-env -- python_env
+stage_bg engine -- engine
+stage build --needs tools -- mvn -B -ntp -q -DskipTests install
+stage_wait engine minio
+if stage_ok build; then stage_dists; fi
+stage_bg images --needs "build engine minio" -- images
+stage_wait python-env
+stage k8s -- bash scripts/k8s-validate.sh
+stage python --needs python-env -- python_tests
+stage_wait images
+export SHARDFLOW_PYTHON
+SHARDFLOW_PYTHON=$(tail -n 1 "$STAGE_LOGS/python-env.path" 2>/dev/null || true)
+stage java --needs "build minio python-env" -- java_tests
+stage compose --needs "build images" -- env SHARDFLOW_IMAGES_READY=1 bash scripts/compose-test.sh
+if [[ $LONG == 1 ]]; then
+  stage chaos-long --needs build -- bin/shardflow chaos --long --seed "${SHARDFLOW_CHAOS_SEED:-42}"
 fi
-echo "== preparing Python (h5py, numpy, boto3, pytest) =="
-PYTHON=$(bash scripts/setup-python.sh | tail -n 1)
-export SHARDFLOW_PYTHON="$PYTHON"
-
-echo "== Container images (for the Testcontainers runs and the compose test) =="
-# A Docker engine this script starts is stopped when it ends; one that was already running is left alone.
-if ! timeout 10 docker info >/dev/null 2>&1; then
-  DOCKERD_PID_FILE=${SHARDFLOW_DOCKER_STATE:-$HOME/.cache/shardflow/docker}/dockerd.pid
-  rm -f "$DOCKERD_PID_FILE"   # a stale pid must not name another process
-  trap '[[ -f "$DOCKERD_PID_FILE" ]] && kill "$(cat "$DOCKERD_PID_FILE")" 2>/dev/null; true' EXIT
-fi
-if bash scripts/docker-engine.sh; then
-  mvn -B -ntp -q -DskipTests install
-  # The filter only quietens the legacy builder's notices; a build failure still fails the pipeline.
-  bash scripts/build-images.sh --all 2>&1 | { grep -v -E 'DEPRECATED|BuildKit|environment-variable|^$' || true; }
-else
-  echo "no Docker engine can be started here: the container runs will be reported as skipped"
-fi
-
-echo "== Java: unit and integration tests =="
-mvn -B -ntp install
-
-echo "== Kubernetes manifests: render and validate offline =="
-bash scripts/k8s-validate.sh
-
-echo "== Containers: images and docker compose (skips only when no Docker engine can start) =="
-bash scripts/compose-test.sh
-
-echo "== Python tests =="
-"$PYTHON" -m pytest -q python/tests
+stage_summary "$STARTED"

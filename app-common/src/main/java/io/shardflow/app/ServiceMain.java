@@ -24,6 +24,21 @@ public final class ServiceMain {
     private ServiceMain() {
     }
 
+    /**
+     * {@code --version} as the only argument: prints {@code shardflow-<name> <version>} with the Kafka
+     * client's version (so the libraries beside the jar were loaded too) and returns true. The image
+     * smoke test runs it through each image's entrypoint, as the image's own user.
+     */
+    public static boolean printVersion(String name, Class<?> main, String[] args) {
+        if (args.length != 1 || !"--version".equals(args[0])) {
+            return false;
+        }
+        String version = main.getPackage().getImplementationVersion();
+        System.out.println("shardflow-" + name + " " + (version == null ? "unknown" : version) + " (kafka-clients "
+                + org.apache.kafka.common.utils.AppInfoParser.getVersion() + ", Java " + Runtime.version() + ")");
+        return true;
+    }
+
     /** Starts {@code process} and blocks until it ends; returns the process exit code. */
     public static int run(String name, Supplier<RunningService> process) {
         RunningService running;

@@ -50,6 +50,9 @@ public final class IngestApp implements ServiceMain.RunningService {
     }
 
     public static void main(String[] args) {
+        if (ServiceMain.printVersion("ingest-app", IngestApp.class, args)) {
+            return;
+        }
         Path file = args.length > 0 ? Path.of(args[0]) : null;
         FatalErrors.halting("ingest-app").installAsDefault();
         System.exit(ServiceMain.run("ingest-app", () -> start(ConfigFiles.load(file, System.getenv(), Map.of()))));

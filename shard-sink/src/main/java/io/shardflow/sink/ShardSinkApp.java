@@ -71,6 +71,9 @@ public final class ShardSinkApp implements ServiceMain.RunningService {
     }
 
     public static void main(String[] args) {
+        if (ServiceMain.printVersion("shard-sink", ShardSinkApp.class, args)) {
+            return;
+        }
         Path file = args.length > 0 ? Path.of(args[0]) : null;
         FatalErrors.halting("shard-sink").installAsDefault();
         System.exit(ServiceMain.run("shard-sink", () -> start(ConfigFiles.load(file, System.getenv(), Map.of()))));
