@@ -40,10 +40,16 @@ public record TensorStats(String dtype, long rows, long values, Double min, Doub
     }
 
     private static Double least(Double a, Double b) {
-        return a == null ? b : b == null ? a : Math.min(a, b);
+        if (a == null || b == null) {
+            return a == null ? b : a;
+        }
+        return Math.min(a, b);
     }
 
     private static Double most(Double a, Double b) {
-        return a == null ? b : b == null ? a : Math.max(a, b);
+        if (a == null || b == null) {
+            return a == null ? b : a;
+        }
+        return Math.max(a, b);
     }
 }

@@ -78,7 +78,8 @@ public final class PayloadDecoder implements AutoCloseable {
         } else if (value instanceof ByteBuffer buffer) {
             byte[] bytes = new byte[buffer.remaining()];
             buffer.duplicate().get(bytes);
-            out.append(bytes.length).append(" bytes ").append(hex(bytes, 16));
+            String text = printable(bytes);
+            out.append(bytes.length).append(" bytes ").append(text != null ? "\"" + text + "\"" : hex(bytes, 16));
         } else if (value instanceof Map<?, ?> map) {
             out.append('{');
             map.forEach((k, v) -> {
@@ -100,6 +101,19 @@ public final class PayloadDecoder implements AutoCloseable {
             out.append(list.isEmpty() ? "]" : "\n" + pad + "]");
         } else {
             out.append(value);
+        }
+    }
+
+    /** Short bytes that are printable UTF-8 text (a string tensor) as that text; else null. */
+    private static String printable(byte[] bytes) {
+        if (bytes.length == 0 || bytes.length > 512) {
+            return null;
+        }
+        try {
+            String text = java.nio.charset.StandardCharsets.UTF_8.newDecoder().decode(ByteBuffer.wrap(bytes)).toString();
+            return text.codePoints().allMatch(c -> c >= 0x20 && c != 0x7f) ? text : null;
+        } catch (java.nio.charset.CharacterCodingException e) {
+            return null;
         }
     }
 

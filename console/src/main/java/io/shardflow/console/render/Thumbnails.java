@@ -66,17 +66,23 @@ public final class Thumbnails {
     record Layout(int height, int width, int channels, boolean channelsFirst) {
     }
 
+    /** Smaller sides than this are not pictures but small arrays (a 4x5 matrix reads better as numbers). */
+    private static final int MIN_SIDE = 8;
+
     static Layout layout(List<Integer> shape) {
-        if (shape.size() == 2 && shape.get(0) > 1 && shape.get(1) > 1) {
+        if (shape.stream().anyMatch(d -> d == null || d < 1)) {
+            return null;
+        }
+        if (shape.size() == 2 && shape.get(0) >= MIN_SIDE && shape.get(1) >= MIN_SIDE) {
             return new Layout(shape.get(0), shape.get(1), 1, false);
         }
         if (shape.size() == 3) {
             int a = shape.get(0);
             int c = shape.get(2);
-            if ((c == 1 || c == 3 || c == 4) && a > 4) {
+            if ((c == 1 || c == 3 || c == 4) && a >= MIN_SIDE && shape.get(1) >= MIN_SIDE) {
                 return new Layout(a, shape.get(1), c, false);
             }
-            if ((a == 1 || a == 3) && shape.get(1) > 4 && c > 4) {
+            if ((a == 1 || a == 3) && shape.get(1) >= MIN_SIDE && c >= MIN_SIDE) {
                 return new Layout(shape.get(1), c, a, true);
             }
         }

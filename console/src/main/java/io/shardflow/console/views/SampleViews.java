@@ -58,12 +58,13 @@ public final class SampleViews {
         } catch (IllegalArgumentException e) {
             throw new Params.BadRequest(e.getMessage());
         }
-        String query = "label=" + Html.url(nz(filter.label())) + "&device=" + Html.url(nz(filter.device())) + "&from="
+        String query = "size=" + Html.url(nz(ctx.queryParam("size"))) + "&label=" + Html.url(nz(filter.label())) + "&device=" + Html.url(nz(filter.device())) + "&from="
                 + Html.url(nz(ctx.queryParam("from"))) + "&to=" + Html.url(nz(ctx.queryParam("to")));
         if (Etags.notModified(ctx, "grid " + key + " " + snapshotId + " " + cursor + " " + query, false)) {
             return;
         }
-        SamplePager.Page page = pager.page(spec, snapshot, cursor, filter, PAGE_SIZE);
+        int size = (int) Math.max(1, Math.min(200, Params.number(ctx.queryParam("size"), "size", PAGE_SIZE)));
+        SamplePager.Page page = pager.page(spec, snapshot, cursor, filter, size);
         Optional<TensorSpec> pictured = spec.tensors().stream()
                 .filter(t -> Thumbnails.kind(t, t.hasFreeDimension() ? List.of() : t.shape()) != Thumbnails.Kind.NONE).findFirst();
         StringBuilder body = new StringBuilder();
