@@ -15,6 +15,8 @@ if ! command -v zsh >/dev/null 2>&1 && [[ $(id -u) -eq 0 ]] && command -v apt-ge
       --no-install-recommends -o DPkg::Lock::Timeout=300 zsh; } >/dev/null 2>&1 \
     || echo "zsh could not be installed: the zsh completion test will be reported as skipped"
 fi
+echo "== Chromium and its WebDriver for the console's browser tests =="
+bash scripts/setup-browser.sh
 echo "== preparing Python (h5py, numpy, boto3, pytest) =="
 PYTHON=$(bash scripts/setup-python.sh | tail -n 1)
 export SHARDFLOW_PYTHON="$PYTHON"
