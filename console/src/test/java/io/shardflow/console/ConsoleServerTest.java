@@ -263,6 +263,7 @@ class ConsoleServerTest {
             String basic = java.util.Base64.getEncoder().encodeToString("anyone:s3cret-token-42".getBytes());
 
             assertThat(client.get("/").statusCode()).isEqualTo(401);
+            assertThat(client.get("/health").statusCode()).as("probes carry no credentials").isEqualTo(200);
             assertThat(client.get("/").headers().firstValue("WWW-Authenticate")).hasValueSatisfying(h -> assertThat(h).startsWith("Basic"));
             assertThat(client.get("/", "Authorization", "Bearer wrong-token-00").statusCode()).isEqualTo(401);
             assertThat(client.get("/", "Authorization", "Bearer s3cret-token-42").statusCode()).isEqualTo(200);
