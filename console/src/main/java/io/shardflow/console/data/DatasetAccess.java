@@ -36,6 +36,9 @@ public final class DatasetAccess {
     private final ShardReader reader = new ShardReader();
     private final LoadingCache<VersionKey, CommitLog> logs;
     private final LoadingCache<VersionKey, Optional<DatasetSpec>> specs;
+    /** Where each shard id was found: a committed shard's entry and the snapshot that added it never change. */
+    private final com.github.benmanes.caffeine.cache.Cache<String, LocatedShard> located =
+            Caffeine.newBuilder().maximumSize(200_000).build();
     /** Decoded shards by SHA-256: content-addressed, so an entry can never go stale. */
     private final com.github.benmanes.caffeine.cache.Cache<String, ShardContents> rows;
 
@@ -108,6 +111,16 @@ public final class DatasetAccess {
      * shard id comes from a URL, so it is only ever used to look the shard up, never to build a key.
      */
     public Optional<LocatedShard> shard(VersionKey version, ShardId id) {
+        LocatedShard known = located.getIfPresent(id.toString());
+        if (known != null) {
+            return Optional.of(known);
+        }
+        Optional<LocatedShard> found = find(version, id);
+        found.ifPresent(f -> located.put(id.toString(), f));
+        return found;
+    }
+
+    private Optional<LocatedShard> find(VersionKey version, ShardId id) {
         CommitLog log = log(version);
         log.latest();
         Optional<ShardEntry> entry = log.committedShard(id.toString());
