@@ -5,7 +5,7 @@
 #
 #   tools        the servers the tests run (Kafka, Apicurio, S3Proxy; scripts/fetch-tools.sh)
 #   minio        the MinIO server, built from source (background)
-#   python-env   Debian packages and the venv for the Python tests (background)
+#   python-env   Debian packages and the venv for the Python tests, zsh and Chromium (background)
 #   engine       a Docker engine (installed and started if none answers; background)
 #   build        mvn install -DskipTests: every module and the service distributions
 #   images       the container images, each smoke-tested as its own user (background)
@@ -63,7 +63,12 @@ install_zsh() { # for the shell-completion test (bash is always there); the test
       --no-install-recommends -o DPkg::Lock::Timeout=300 zsh; } >/dev/null 2>&1 \
     || echo "zsh could not be installed: its completion test will be reported as skipped"
 }
-python_env() { bash scripts/setup-python.sh >"$STAGE_LOGS/python-env.path" && tail -n 1 "$STAGE_LOGS/python-env.path"; install_zsh; }
+# The venv, zsh for the shell-completion test and Chromium for the console's browser tests (apt, all three).
+python_env() {
+  bash scripts/setup-python.sh >"$STAGE_LOGS/python-env.path" && tail -n 1 "$STAGE_LOGS/python-env.path" || return 1
+  install_zsh
+  bash scripts/setup-browser.sh
+}
 engine() {
   if bash scripts/docker-engine.sh; then echo yes >"$STAGE_LOGS/engine.answers"; else
     echo "no Docker engine can be started here: the container runs are reported as skipped"; fi

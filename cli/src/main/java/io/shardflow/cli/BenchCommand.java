@@ -42,7 +42,7 @@ final class BenchCommand implements Callable<Integer> {
     @Option(names = "--quick", description = "smaller defaults (10000 samples, 200 warm-up, P4 shards of 64 and 256 MiB, P2 for 20 s): "
             + "about 10 minutes on 2 cores")
     boolean quick;
-    @Option(names = "--only", split = ",", paramLabel = "FIGURE", description = "figures to run, of p1, bytes, p1a, p1b, p2, p3, p4, p5 (default: all)")
+    @Option(names = "--only", split = ",", paramLabel = "FIGURE", description = "figures to run, of p1, bytes, p1a, p1b, p2, p3, p4, p5, p6 (default: all)")
     List<String> only = List.of();
     @Option(names = "--s3", split = ",", defaultValue = "s3proxy,minio",
             description = "S3 servers: P1 runs on each, the other figures on the first (default: ${DEFAULT-VALUE})")
@@ -71,6 +71,9 @@ final class BenchCommand implements Callable<Integer> {
     Path workDir;
     @Option(names = "--profile", description = "also record P1a and P1b with JDK Flight Recorder and write where each stage's CPU goes to profile.md in --out")
     boolean profile;
+    @Option(names = "--console-samples", description = "samples of the dataset P6 measures the web console's first page on, written "
+            + "directly as shards of 1000 (default: 1000000; 200000 with --quick)")
+    Long consoleSamples;
     @Option(names = "--json", description = "print the results JSON (the same as bench-results.json) instead of the table")
     boolean json;
     @Spec
@@ -103,6 +106,6 @@ final class BenchCommand implements Callable<Integer> {
                 shardMib != null ? shardMib : quick ? List.of(64, 256) : List.of(64, 256, 1024),
                 writers.stream().map(writer -> writer.strip().toLowerCase(Locale.ROOT)).toList(), Duration.ofMillis(sealAgeMs),
                 Duration.ofSeconds(sealSeconds != null ? sealSeconds : quick ? 20 : 60), sealRate, workDir.toAbsolutePath(), checkout,
-                profile ? out.toAbsolutePath() : null);
+                profile ? out.toAbsolutePath() : null, consoleSamples != null ? consoleSamples : quick ? 200_000 : 1_000_000);
     }
 }

@@ -9,6 +9,7 @@ import picocli.CommandLine.Command;
         description = "Turn a Kafka stream of training samples into a versioned, growing HDF5 dataset in S3.",
         subcommands = {QuickstartCommand.class, StackCommand.class, DatasetCommand.class, PublishCommand.class,
                 RunIngestCommand.class, RunSinkCommand.class, BenchCommand.class, ChaosCommand.class, DoctorCommand.class,
+                UiCommand.class, DlqCommand.class,
                 CompletionCommand.class, CommandLine.HelpCommand.class},
         exitCodeListHeading = "%nExit codes:%n",
         exitCodeList = {"0:ok", "1:a problem was found (a bad shard, a failed check, a server that does not answer)",
@@ -40,11 +41,29 @@ public final class Shardflow {
 
     static CommandLine commandLine() {
         CommandLine cli = new CommandLine(new Shardflow());
+        cli.setExecutionStrategy(Shardflow::refuseUnknownArgumentsEvenWithHelp);
         cli.setExecutionExceptionHandler((e, commandLine, parseResult) -> {
             commandLine.getErr().println(commandLine.getColorScheme().errorText("shardflow: " + messageOf(e)));
             return exitCodeOf(e);
         });
         return cli;
+    }
+
+    /**
+     * picocli lets a help option win over arguments it could not match, so {@code shardflow nosuch --help}
+     * printed the top-level help and exited 0, as if the command existed. An unknown command or argument
+     * is a usage error whatever else the line asks for: the error, the suggestion, exit 2.
+     */
+    private static int refuseUnknownArgumentsEvenWithHelp(CommandLine.ParseResult parsed) {
+        CommandLine.ParseResult last = parsed;
+        while (last.hasSubcommand()) {
+            last = last.subcommand();
+        }
+        if (!last.unmatched().isEmpty()) {
+            // execute() hands a parameter exception thrown here to the usual handler: message, suggestions, exit 2
+            throw new CommandLine.UnmatchedArgumentException(last.commandSpec().commandLine(), last.unmatched());
+        }
+        return new CommandLine.RunLast().execute(parsed);
     }
 
     /**

@@ -25,14 +25,14 @@ class BenchCommandTest {
         Path out = work.resolve("results");
         CliRun run = CliRun.of("bench", "--s3", "s3proxy", "--sizes", "12kb", "--samples", "400", "--warmup", "50", "--shard-samples", "200",
                 "--shard-mib", "4", "--writers", "hdf5", "--seal-seconds", "5", "--work-dir", work.resolve("work").toString(),
-                "--out", out.toString(), "--json");
+                "--console-samples", "5000", "--out", out.toString(), "--json");
 
         assertThat(run.exitCode()).as(run.err()).isZero();
         JsonNode report = new ObjectMapper().readTree(run.out());
         List<JsonNode> rows = new ArrayList<>();
         report.get("figures").forEach(rows::add);
         assertThat(rows).as(run.out()).noneMatch(row -> row.path("detail").asText().startsWith("failed"));
-        for (String figure : List.of("P1", "bytes", "P1a", "P1b", "P2", "P4", "P5")) {
+        for (String figure : List.of("P1", "bytes", "P1a", "P1b", "P2", "P4", "P5", "P6")) {
             assertThat(rows).as(figure + " in " + run.out()).anyMatch(row -> row.get("figure").asText().equals(figure)
                     && row.get("value").asDouble() > 0 && row.get("baseline").asDouble() > 0 && row.get("ratio").asDouble() > 0);
         }

@@ -21,7 +21,8 @@ class CommandHelpTest {
         List<List<String>> paths = new ArrayList<>();
         collect(Shardflow.commandLine(), new ArrayList<>(), paths);
         assertThat(paths).extracting(p -> String.join(" ", p))
-                .contains("dataset verify", "dataset create", "publish", "bench", "chaos", "doctor", "completion", "stack up");
+                .contains("dataset verify", "dataset create", "publish", "bench", "chaos", "doctor", "completion", "stack up", "ui",
+                        "dlq redrive");
         return paths.stream().map(path -> DynamicTest.dynamicTest(String.join(" ", path) + " --help", () -> {
             List<String> args = new ArrayList<>(path);
             args.add("--help");
@@ -40,6 +41,40 @@ class CommandHelpTest {
                 assertThatCode(() -> String.format(line)).as("summary of %s", path).doesNotThrowAnyException();
             }
         }));
+    }
+
+    @Test
+    void shouldRefuseAnUnknownCommandWithExitTwoEvenWhenHelpIsAsked() {
+        CliRun top = run("nosuch", "--help");
+        CliRun nested = run("dataset", "nosuch", "--help");
+        CliRun option = run("dataset", "verify", "--nosuch", "--help");
+
+        assertThat(top.exitCode()).isEqualTo(2);
+        assertThat(top.err()).contains("Unmatched argument", "'nosuch'");
+        assertThat(top.out()).doesNotContain("Commands:");
+        assertThat(nested.exitCode()).isEqualTo(2);
+        assertThat(nested.err()).contains("'nosuch'");
+        assertThat(option.exitCode()).isEqualTo(2);
+        assertThat(option.err()).contains("--nosuch");
+    }
+
+    @Test
+    void shouldSuggestTheCommandMeantForATypo() {
+        CliRun run = run("datset", "list");
+
+        assertThat(run.exitCode()).isEqualTo(2);
+        assertThat(run.err()).contains("Did you mean", "dataset");
+    }
+
+    @Test
+    void shouldAnswerHelpForTheConsoleAndTheRedriveCommands() {
+        CliRun ui = run("ui", "--help");
+        CliRun redrive = run("dlq", "redrive", "--help");
+
+        assertThat(ui.exitCode()).isZero();
+        assertThat(ui.out()).contains("Usage: shardflow ui", "--port", "--bind", "SHARDFLOW_CONSOLE_TOKEN_FILE");
+        assertThat(redrive.exitCode()).isZero();
+        assertThat(redrive.out()).contains("--reason", "--record", "--note", "audit/redrive");
     }
 
     @Test

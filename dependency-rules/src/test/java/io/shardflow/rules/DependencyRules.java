@@ -10,20 +10,29 @@ import com.tngtech.archunit.lang.ArchRule;
  * {@code io.shardflow.reader}, edge-client {@code io.shardflow.edge}, app-common
  * {@code io.shardflow.app}, ingest-app {@code io.shardflow.ingest}, shard-sink
  * {@code io.shardflow.sink}, local-stack {@code io.shardflow.stack}, chaos {@code io.shardflow.chaos},
- * cli {@code io.shardflow.cli}. The cli may import everything; nothing imports the cli.
+ * console {@code io.shardflow.console}, cli {@code io.shardflow.cli}. The cli may import everything; nothing imports the cli.
  */
 final class DependencyRules {
 
     static final String[] SERVICES = {"io.shardflow.ingest..", "io.shardflow.sink..", "io.shardflow.app.."};
     static final String[] TEST_TOOLING = {"io.shardflow.stack..", "io.shardflow.chaos.."};
     static final String[] PRODUCTION = {"io.shardflow.schemas..", "io.shardflow.dataset..", "io.shardflow.reader..",
-            "io.shardflow.edge..", "io.shardflow.app..", "io.shardflow.ingest..", "io.shardflow.sink.."};
+            "io.shardflow.edge..", "io.shardflow.app..", "io.shardflow.ingest..", "io.shardflow.sink..", "io.shardflow.console.."};
 
     /** The services carry neither the trainer reader nor any tooling. */
     static final ArchRule SERVICES_STAY_SERVICES = noClasses().that().resideInAnyPackage(SERVICES)
             .should().dependOnClassesThat().resideInAnyPackage("io.shardflow.reader..", "io.shardflow.chaos..",
-                    "io.shardflow.stack..", "io.shardflow.cli..")
-            .because("ingest-app and shard-sink ship alone: no reader, chaos harness, local stack or commands");
+                    "io.shardflow.stack..", "io.shardflow.cli..", "io.shardflow.console..")
+            .because("ingest-app and shard-sink ship alone: no reader, chaos harness, local stack, console or commands");
+
+    /**
+     * The console reads what the pipeline wrote (the format, the reader, the topics) and is no part of it:
+     * it never calls into a service, and only the cli starts it.
+     */
+    static final ArchRule CONSOLE_ONLY_READS = noClasses().that().resideInAPackage("io.shardflow.console..")
+            .should().dependOnClassesThat().resideInAnyPackage("io.shardflow.ingest..", "io.shardflow.sink..",
+                    "io.shardflow.edge..", "io.shardflow.stack..", "io.shardflow.chaos..", "io.shardflow.cli..")
+            .because("the web console is read-only: the format, the reader and Kafka clients, never a service or tooling");
 
     /** Fault injection, local servers and process spawning are test tooling, never product. */
     static final ArchRule PRODUCTION_HAS_NO_TEST_TOOLING = noClasses().that().resideInAnyPackage(PRODUCTION)

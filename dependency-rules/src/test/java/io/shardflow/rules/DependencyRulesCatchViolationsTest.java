@@ -15,7 +15,7 @@ import org.junit.jupiter.api.Test;
 class DependencyRulesCatchViolationsTest {
 
     private final JavaClasses fixtures = new ClassFileImporter().importPackages("io.shardflow.sink.violation",
-            "io.shardflow.dataset.violation", "io.shardflow.schemas.violation");
+            "io.shardflow.dataset.violation", "io.shardflow.schemas.violation", "io.shardflow.console.violation");
 
     @Test
     void shouldFailWhenAServiceImportsTheLocalStack() {
@@ -56,6 +56,22 @@ class DependencyRulesCatchViolationsTest {
 
         assertThat(result.getFailureReport().getDetails()).anyMatch(line -> line.contains("SchemaUsingTheFormat")
                 && line.contains("io.shardflow.dataset.spec.DType"));
+    }
+
+    @Test
+    void shouldFailWhenTheConsoleCallsIntoAService() {
+        EvaluationResult result = DependencyRules.CONSOLE_ONLY_READS.evaluate(fixtures);
+
+        assertThat(result.getFailureReport().getDetails()).anyMatch(line -> line.contains("ConsoleCommittingLikeTheSink")
+                && line.contains("io.shardflow.sink.SinkHook"));
+    }
+
+    @Test
+    void shouldFailWhenAServiceImportsTheConsole() {
+        EvaluationResult result = DependencyRules.SERVICES_STAY_SERVICES.evaluate(fixtures);
+
+        assertThat(result.getFailureReport().getDetails()).anyMatch(line -> line.contains("SinkServingTheConsole")
+                && line.contains("io.shardflow.console.ConsoleServer"));
     }
 
     @Test

@@ -25,7 +25,8 @@ class DependencyRulesTest {
         assertThat(production.stream().map(JavaClass::getName)).contains("io.shardflow.schemas.Sample",
                 "io.shardflow.dataset.log.CommitLog", "io.shardflow.reader.DatasetReader", "io.shardflow.edge.EdgePublisher",
                 "io.shardflow.app.ConfigFiles", "io.shardflow.ingest.IngestApp", "io.shardflow.sink.SinkWorker",
-                "io.shardflow.stack.LocalStack", "io.shardflow.chaos.ChaosRun", "io.shardflow.cli.Shardflow");
+                "io.shardflow.stack.LocalStack", "io.shardflow.chaos.ChaosRun", "io.shardflow.cli.Shardflow",
+                "io.shardflow.console.ConsoleServer");
         assertThat(production.stream().map(JavaClass::getPackageName)).noneMatch(name -> name.contains(".violation"));
     }
 
@@ -52,6 +53,11 @@ class DependencyRulesTest {
     @Test
     void shouldLetTheReaderNeedOnlyTheFormat() {
         DependencyRules.READER_NEEDS_ONLY_THE_FORMAT.check(production);
+    }
+
+    @Test
+    void shouldKeepTheConsoleReadOnly() {
+        DependencyRules.CONSOLE_ONLY_READS.check(production);
     }
 
     @Test

@@ -24,13 +24,14 @@ import java.util.Set;
  * @param sealRun       how long P2 publishes
  * @param sealRate      samples per second P2 publishes (slow enough that shards seal by age)
  * @param profileDir    where P1a/P1b write their CPU profile ({@code profile.md}); null for no profiling
+ * @param consoleSamples samples of the dataset P6 (the web console's first page) is measured on
  */
 public record BenchOptions(Set<String> figures, List<S3Kind> s3Kinds, List<SampleShape> shapes, long samples, long warmup,
                            int shardSamples, List<Integer> sinkShardMib, List<String> writers, Duration sealAge, Duration sealRun,
-                           int sealRate, Path workDir, Path checkout, Path profileDir) {
+                           int sealRate, Path workDir, Path checkout, Path profileDir, long consoleSamples) {
 
     /** Every figure id, in the order the suite runs them. */
-    public static final List<String> FIGURES = List.of("p1", "bytes", "p1a", "p1b", "p2", "p4", "p5", "p3");
+    public static final List<String> FIGURES = List.of("p1", "bytes", "p1a", "p1b", "p2", "p4", "p5", "p3", "p6");
 
     public BenchOptions {
         for (String figure : figures) {
@@ -41,7 +42,7 @@ public record BenchOptions(Set<String> figures, List<S3Kind> s3Kinds, List<Sampl
         if (s3Kinds.isEmpty() || shapes.isEmpty()) {
             throw new IllegalArgumentException("at least one S3 server and one sample size are needed");
         }
-        if (samples < 1 || warmup < 0 || shardSamples < 1 || sealRate < 1) {
+        if (samples < 1 || warmup < 0 || shardSamples < 1 || sealRate < 1 || consoleSamples < 1) {
             throw new IllegalArgumentException("sample counts and rates must be positive");
         }
     }

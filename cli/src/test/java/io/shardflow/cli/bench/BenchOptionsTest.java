@@ -14,7 +14,7 @@ class BenchOptionsTest {
 
     private static BenchOptions options(Set<String> figures) {
         return new BenchOptions(figures, List.of(S3Kind.S3PROXY), List.of(SampleShape.SMALL, SampleShape.LARGE), 1000, 100, 1000,
-                List.of(64), List.of("hdf5"), Duration.ofSeconds(2), Duration.ofSeconds(10), 20, Path.of("work"), Path.of("."), null);
+                List.of(64), List.of("hdf5"), Duration.ofSeconds(2), Duration.ofSeconds(10), 20, Path.of("work"), Path.of("."), null, 1000);
     }
 
     @Test
