@@ -36,7 +36,8 @@ smoke_version() { # image expected-text [args...]
   return 1
 }
 
-# A server that must come up: started detached, then its log must say so within the limit.
+# A server that must come up: started detached, then its log must say so within the limit (or, for
+# a readiness text starting with "http:", a GET of that path inside the container must answer 200).
 smoke_server() { # image started-text limit-seconds [docker run args...] -- [command args...]
   local image=$1 expected=$2 limit=$3; shift 3
   local opts=() name="shardflow-smoke-$RANDOM$RANDOM" deadline
@@ -45,8 +46,8 @@ smoke_server() { # image started-text limit-seconds [docker run args...] -- [com
   docker run -d --network none --name "$name" "${opts[@]}" "$image" "$@" >/dev/null || return 1
   deadline=$((SECONDS + limit))
   while ((SECONDS < deadline)); do
-    if docker logs "$name" 2>&1 | grep -q -- "$expected"; then
-      echo "smoke ok: $image: started ($(docker logs "$name" 2>&1 | grep -m1 -o -- "$expected.\{0,40\}"))"
+    if smoke_ready "$name" "$expected"; then
+      echo "smoke ok: $image: started ($expected)"
       docker rm -f "$name" >/dev/null
       return 0
     fi
@@ -57,6 +58,16 @@ smoke_server() { # image started-text limit-seconds [docker run args...] -- [com
   docker logs "$name" 2>&1 | tail -n 15 | sed 's/^/    /' >&2
   docker rm -f "$name" >/dev/null
   return 1
+}
+
+smoke_ready() { # container started-text
+  local name=$1 expected=$2
+  if [[ $expected == http:* ]]; then
+    local rest=${expected#http:}
+    docker exec "$name" bash -c "exec 3<>/dev/tcp/127.0.0.1/${rest%%/*} 2>/dev/null && printf 'GET /${rest#*/} HTTP/1.0\\r\\n\\r\\n' >&3 && head -n 1 <&3" 2>/dev/null | grep -q ' 200 '
+  else
+    docker logs "$name" 2>&1 | grep -q -- "$expected"
+  fi
 }
 
 smoke_all() { # tag --all|--services
@@ -73,7 +84,7 @@ smoke_all() { # tag --all|--services
     _smoke kafka /opt/kafka /opt/kafka/bin/kafka-run.sh /opt/kafka/libs /var/lib/kafka/data -- \
       smoke_server "shardflow/kafka:$tag" "Kafka Server started" 180 "${SMOKE_KAFKA_ENV[@]}" & pids+=($!); names+=(kafka)
     _smoke apicurio-registry /opt/apicurio /opt/apicurio/lib -- \
-      smoke_server "shardflow/apicurio-registry:$tag" "started in" 180 & pids+=($!); names+=(apicurio-registry)
+      smoke_server "shardflow/apicurio-registry:$tag" "http:8080/apis/registry/v3/system/info" 180 & pids+=($!); names+=(apicurio-registry)
     _smoke minio /usr/local/bin/minio /data -- \
       smoke_server "shardflow/minio:$tag" "API:" 60 -e MINIO_ROOT_USER=smoke -e MINIO_ROOT_PASSWORD=smoke-secret -- \
       server /data --address 127.0.0.1:9000 & pids+=($!); names+=(minio)
