@@ -34,6 +34,10 @@ class Cursor:
     def __init__(self, directory: str):
         self._path = os.path.join(directory, CURSOR_FILE)
         self._fd = os.open(self._path, os.O_RDWR | os.O_CREAT, 0o600)
+        if os.fstat(self._fd).st_size < 2 * SLOT_BYTES:
+            # both slots allocated now: later writes overwrite in place and never need space (disk full)
+            os.pwrite(self._fd, bytes(2 * SLOT_BYTES - os.fstat(self._fd).st_size), os.fstat(self._fd).st_size)
+            os.fsync(self._fd)
         self.generation, self.done = self._read()
         self._dirty = False
 

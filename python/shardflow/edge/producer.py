@@ -121,7 +121,7 @@ class EdgeProducer:
         check_text("sample_id", sample_id, self._limits.max_id_chars, "ID_TOO_LONG")
         packed = pack_tensors(spec, tensors, self._spec.allow_non_finite, self._limits, self._spec.max_sample_bytes)
         attributes = check_attributes(metadata, self._limits)
-        at_ms = int((produced_at if produced_at is not None else self._clock()) * 1000)
+        at_ms = round((produced_at if produced_at is not None else self._clock()) * 1000)
         body = wire.encode_sample(self.dataset, self.version, sample_id, self.device_id, at_ms, packed, attributes)
         key = sample_id.encode("utf-8")
         if not self._limit.fits(len(key), wire.framed_size(len(body))):

@@ -104,11 +104,15 @@ class DurableQueue:
         need = sum(seg.FRAME_HEADER_BYTES + len(p) for p in payloads)
         with self._cond:
             self._check_open()
-            self._make_room(need)
-            active = self._segments[-1]
-            if active.end_seq > active.first_seq and active.size + need > self.settings.segment_bytes:
-                self._roll()
+            try:
+                self._make_room(need)
                 active = self._segments[-1]
+                if active.end_seq > active.first_seq and active.size + need > self.settings.segment_bytes:
+                    self._roll()
+                    active = self._segments[-1]
+            except OSError as e:
+                raise QueueWriteError(e.errno or 5, f"edge queue {self.directory}: cannot start a segment "
+                                                    f"({e.strerror or e}); nothing was queued") from e
             start_size, start_seq = active.size, self._next_seq
             seqs = []
             try:
@@ -174,10 +178,10 @@ class DurableQueue:
         active = self._segments[-1]
         os.ftruncate(self._fd, active.size)
         os.fdatasync(self._fd)
-        os.close(self._fd)
-        self._durable = self._next_seq - 1
+        self._durable, self._durable_size = self._next_seq - 1, active.size
         spare = self._spares.pop() if self._spares else None
-        created = create_segment(self.directory, self._next_seq, reuse=spare)
+        created = create_segment(self.directory, self._next_seq, reuse=spare)  # on failure the old one stays active
+        os.close(self._fd)
         self._segments.append(created)
         self._fd = os.open(created.path, os.O_WRONLY)
         self._durable_size = created.size
@@ -255,7 +259,7 @@ class DurableQueue:
     def ack(self, seq: int) -> None:
         """The broker acknowledged ``seq``; the done cursor moves over every contiguous acknowledged seq."""
         with self._cond:
-            if seq > self._cursor.done:
+            if seq > self._cursor.done and not self._closed:
                 self._acked_above.add(seq)
                 self._move_done()
 

@@ -91,7 +91,16 @@ def create_segment(directory: str, first_seq: int, reuse: str = None) -> Segment
     try:
         os.pwrite(fd, seg.header_bytes(first_seq), 0)
         os.fsync(fd)
-    finally:
+        seg.fsync_dir(directory)
+    except OSError:
         os.close(fd)
-    seg.fsync_dir(directory)
+        fd = None
+        try:
+            os.unlink(path)
+        except OSError:
+            pass
+        raise
+    finally:
+        if fd is not None:
+            os.close(fd)
     return SegmentInfo(first_seq, path, seg.HEADER_BYTES, first_seq)
