@@ -37,7 +37,8 @@ def main(queue_dir, journal, limit=None):
     n = max(attempts) + 1 if attempts else 0
     producer = EdgeProducer(DATASET, VERSION, bootstrap=os.environ["SHARDFLOW_BOOTSTRAP_SERVERS"],
                             registry=os.environ["SHARDFLOW_REGISTRY_URL"], queue_dir=queue_dir, device_id=DEVICE,
-                            tensors=TENSORS, label="label", queue=QueueSettings(max_bytes=256 << 20))
+                            tensors=TENSORS, label="label", queue=QueueSettings(max_bytes=256 << 20),
+                            max_message_bytes=(1 << 20) + (64 << 10))
     stop = threading.Event()
 
     def report():
@@ -58,7 +59,6 @@ def main(queue_dir, journal, limit=None):
             returned.write(f"{n}\n")
             returned.flush()
             n += 1
-            time.sleep(0.002)
     remaining = producer.flush(timeout=float(os.environ.get("EDGE_CHILD_FLUSH_S", "180")))
     stop.set()
     producer.close(timeout=5)

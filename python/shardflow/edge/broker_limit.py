@@ -32,8 +32,9 @@ class BrokerLimit:
         return key_bytes + value_bytes + RECORD_OVERHEAD_BYTES <= self.max_message_bytes
 
 
-def resolve(queue_dir: str, topic: str, configured: Optional[int], admin_settings: Optional[Dict[str, object]],
-            timeout: float = 3.0) -> BrokerLimit:
+def resolve(queue_dir: str, topic: str, configured: Optional[int]) -> BrokerLimit:
+    """The configured value, else the one remembered from the broker, else the default (then
+    ``probe`` asks the broker in the background, so an offline start is not held up)."""
     if configured is not None:
         return BrokerLimit(int(configured), "max_message_bytes as configured")
     path = os.path.join(queue_dir, _FILE)
@@ -45,12 +46,17 @@ def resolve(queue_dir: str, topic: str, configured: Optional[int], admin_setting
                                                               f"before (remembered in {path})")
     except (OSError, ValueError, KeyError):
         pass
-    found = _from_broker(topic, admin_settings, timeout) if admin_settings else None
-    if found is not None:
-        _remember(path, topic, found)
-        return BrokerLimit(found, f"the broker's max.message.bytes of topic {topic}")
     return BrokerLimit(DEFAULT_MAX_MESSAGE_BYTES, f"the default max.message.bytes of topic {topic} (the broker's own "
-                                                  "could not be read; set max_message_bytes)")
+                                                  "is not known yet; set max_message_bytes)")
+
+
+def probe(queue_dir: str, topic: str, admin_settings: Dict[str, object], timeout: float = 30.0) -> Optional[BrokerLimit]:
+    """Asks the broker (DESCRIBE_CONFIGS on the topic) and remembers the answer in the queue directory."""
+    found = _from_broker(topic, admin_settings, timeout)
+    if found is None:
+        return None
+    _remember(os.path.join(queue_dir, _FILE), topic, found)
+    return BrokerLimit(found, f"the broker's max.message.bytes of topic {topic}")
 
 
 def _from_broker(topic: str, admin_settings: Dict[str, object], timeout: float) -> Optional[int]:

@@ -14,6 +14,7 @@ sample is in the dataset once (README, Producing from Python).
 from __future__ import annotations
 
 import logging
+import threading
 import time
 import uuid
 from dataclasses import dataclass
@@ -68,8 +69,10 @@ class EdgeProducer:
                                   dict(kafka_config or {}))
         self._queue = DurableQueue(queue_dir, queue, clock)
         try:
-            self._limit = broker_limit.resolve(queue_dir, topic, max_message_bytes, settings)
-            settings["message.max.bytes"] = max(self._limit.max_message_bytes + 4096, 1 << 20)
+            self._limit = broker_limit.resolve(queue_dir, topic, max_message_bytes)
+            if max_message_bytes is None and "remembered" not in self._limit.source:
+                threading.Thread(target=self._probe_limit, args=(queue_dir, topic, dict(settings)), daemon=True,
+                                 name="shardflow-edge-limit").start()
             factory = producer_factory or _confluent_factory(settings)
             self._sender = Sender(self._queue, topic, self._registry.content_id, factory)
             self._sender.start()
@@ -79,6 +82,11 @@ class EdgeProducer:
         self._closed = False
         if self._queue.cut_bytes:
             LOG.info("edge queue %s: cut %d bytes of torn tail at start", queue_dir, self._queue.cut_bytes)
+
+    def _probe_limit(self, queue_dir: str, topic: str, settings: Dict[str, Any]) -> None:
+        found = broker_limit.probe(queue_dir, topic, settings)
+        if found is not None:
+            self._limit = found
 
     def _check_registry_if_reachable(self) -> None:
         """Refuses to start on a registry whose framing ingest-app would not read; offline, the
@@ -174,5 +182,6 @@ class EdgeProducer:
 def _confluent_factory(settings: Dict[str, Any]) -> Callable[[], Any]:
     def create():
         from confluent_kafka import Producer
-        return Producer(dict(settings))
+        # librdkafka's own log lines go to Python logging, not to stderr
+        return Producer({**settings, "logger": logging.getLogger("shardflow.edge.librdkafka")})
     return create

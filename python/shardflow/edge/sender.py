@@ -33,7 +33,7 @@ def kafka_settings(bootstrap: str, max_message_bytes: int, overrides: Optional[D
     settings = {
         "bootstrap.servers": bootstrap, "acks": "all", "enable.idempotence": True, "enable.gapless.guarantee": True,
         "message.timeout.ms": 0, "compression.type": "lz4", "linger.ms": 10, "batch.size": 1 << 20,
-        "message.max.bytes": max(max_message_bytes + 4096, 1 << 20),
+        "message.max.bytes": max(max_message_bytes + 4096, 8 << 20),
         "reconnect.backoff.ms": 200, "reconnect.backoff.max.ms": 5000, "retry.backoff.max.ms": 2000,
     }
     settings.update(overrides or {})
