@@ -32,7 +32,7 @@ def _entries(size: int, n: int, tag: str):
 def _segment_store(path: str):
     from shardflow.edge.queue import DurableQueue, QueueSettings
     from shardflow.edge.reader import QueueReader
-    q = DurableQueue(path, QueueSettings(max_bytes=8 << 30, segment_bytes=4 << 20))
+    q = DurableQueue(path, QueueSettings(max_bytes=8 << 30, segment_bytes=16 << 20))
 
     def drain():
         reader = QueueReader(q, q.done_seq() + 1)
