@@ -132,8 +132,15 @@ public final class QueuedPublisher implements AutoCloseable {
                         continue;
                     }
                     byte[] body = frame.get().value();
-                    if (contentId < 0) {
-                        contentId = contentId(body);
+                    while (contentId < 0 && !stopping) {
+                        try {
+                            contentId = contentId(body);
+                        } catch (IllegalStateException e) {
+                            throw e; // framing this client cannot send: stop, visibly
+                        } catch (RuntimeException e) {
+                            LOG.info("edge sender: registry not reachable ({}); retrying", e.toString());
+                            Thread.sleep(1000); // an outage: the registry is asked again
+                        }
                     }
                     produce(producer, frame.get().seq(), frame.get().key(), frame(contentId, body));
                 }
