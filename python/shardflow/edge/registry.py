@@ -17,11 +17,15 @@ import urllib.request
 from typing import Optional, Tuple
 
 from shardflow.edge.errors import RegistryModeMismatch
-from shardflow.edge.wire import SCHEMA_TEXT
+import os
 
 ID_MODE = "contentId"
 #: edge-client's serde registers under the topic's value artifact (TopicIdStrategy) in the default group
 ARTIFACT_GROUP = "default"
+DTYPE_ARTIFACT, TENSOR_ARTIFACT, SAMPLE_TYPE = "io.shardflow.schemas.DType", "io.shardflow.schemas.Tensor", "io.shardflow.schemas.Sample"
+_HERE = os.path.join(os.path.dirname(__file__), "registered")
+REGISTERED = {name: open(os.path.join(_HERE, name + ".avsc"), encoding="utf-8").read().strip()
+              for name in (DTYPE_ARTIFACT, TENSOR_ARTIFACT, SAMPLE_TYPE)}
 
 
 class RegistryUnavailable(Exception):
@@ -80,23 +84,40 @@ class RegistryClient:
         return version
 
     def content_id(self) -> int:
-        """Registers the Sample schema (or finds it, as edge-client's serde does) and returns its
-        content id, after checking that the id gives back this very schema."""
+        """Registers the Sample schema as edge-client's serializer does (or finds it) and returns its
+        content id, after checking that the id gives back this very schema.
+
+        The serializer registers each named type as its own artifact and refers to it by name: DType,
+        Tensor (referring to DType), then the topic's value artifact (the Sample, referring to
+        Tensor). The texts are the serializer's (python/shardflow/edge/registered, checked by
+        edge-client's WireFixtureTest); same text and same references give the same content id."""
         self.check_version()
-        create = {"artifactId": self.artifact_id, "artifactType": "AVRO",
-                  "firstVersion": {"content": {"content": SCHEMA_TEXT, "contentType": "application/json"}}}
-        status, body = self._call("POST", f"/groups/{ARTIFACT_GROUP}/artifacts?ifExists=FIND_OR_CREATE_VERSION",
-                                  json.dumps(create).encode(), "application/json")
-        if status >= 500 or status == 429:
-            raise RegistryUnavailable(f"registry answered {status} registering the Sample schema")
-        if status not in (200, 201):
-            raise RegistryModeMismatch(f"registry {self.url} refused the Sample schema (HTTP {status}): "
-                                       f"{body[:300].decode('utf-8', 'replace')}")
-        content_id = json.loads(body)["version"]["contentId"]
+        dtype = self._register(DTYPE_ARTIFACT, REGISTERED[DTYPE_ARTIFACT], [])
+        tensor = self._register(TENSOR_ARTIFACT, REGISTERED[TENSOR_ARTIFACT], [_reference(DTYPE_ARTIFACT, dtype["version"])])
+        sample = self._register(self.artifact_id, REGISTERED[SAMPLE_TYPE], [_reference(TENSOR_ARTIFACT, tensor["version"])])
+        content_id = sample["contentId"]
         if not 0 <= content_id < 2 ** 31:
             raise RegistryModeMismatch(f"content id {content_id} does not fit the 4-byte framing")
         status, stored = self._call("GET", f"/ids/contentIds/{content_id}")
-        if status != 200 or json.loads(stored) != json.loads(SCHEMA_TEXT):
+        if status != 200 or json.loads(stored) != json.loads(REGISTERED[SAMPLE_TYPE]):
             raise RegistryModeMismatch(f"registry {self.url}: content id {content_id} does not give back the Sample "
                                        f"schema (HTTP {status}); refusing to frame records with it")
         return content_id
+
+    def _register(self, artifact_id: str, text: str, references) -> dict:
+        content = {"content": text, "contentType": "application/json"}
+        if references:
+            content["references"] = references
+        create = {"artifactId": artifact_id, "artifactType": "AVRO", "firstVersion": {"content": content}}
+        status, body = self._call("POST", f"/groups/{ARTIFACT_GROUP}/artifacts?ifExists=FIND_OR_CREATE_VERSION",
+                                  json.dumps(create).encode(), "application/json")
+        if status >= 500 or status == 429:
+            raise RegistryUnavailable(f"registry answered {status} registering {artifact_id}")
+        if status not in (200, 201):
+            raise RegistryModeMismatch(f"registry {self.url} refused schema {artifact_id} (HTTP {status}): "
+                                       f"{body[:300].decode('utf-8', 'replace')}")
+        return json.loads(body)["version"]
+
+
+def _reference(artifact_id: str, version: str) -> dict:
+    return {"artifactId": artifact_id, "version": version, "name": artifact_id}

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.shardflow.schemas.DType;
 import io.shardflow.schemas.Sample;
+import io.shardflow.schemas.Tensor;
 import java.io.ByteArrayOutputStream;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -34,6 +35,13 @@ class WireFixtureTest {
     private static final Path PYTHON = Path.of(System.getProperty("shardflow.repo", "..")).resolve("python");
     static final Path SCHEMA_FILE = PYTHON.resolve("shardflow/edge/sample_schema.avsc");
     static final Path RECORDS_FILE = PYTHON.resolve("tests/edge/fixtures/java_wire_records.txt");
+    /**
+     * What the Apicurio serializer registers (auto-register, its default reference handling): DType,
+     * Tensor referring to DType, and the Sample referring to Tensor, each named types written by
+     * name. The Python SDK registers these very texts with the same references, so the registry
+     * returns both SDKs the same content id.
+     */
+    static final Path REGISTERED_DIR = PYTHON.resolve("shardflow/edge/registered");
 
     @Test
     void shouldMatchTheCommittedWireFixturesThePythonSdkIsTestedAgainst() throws Exception {
@@ -45,10 +53,21 @@ class WireFixtureTest {
                     .append(HexFormat.of().formatHex(sample.getSampleId().getBytes(StandardCharsets.UTF_8))).append(' ')
                     .append(HexFormat.of().formatHex(frame(sample))).append('\n');
         }
+        Map<String, String> registered = new LinkedHashMap<>();
+        registered.put("io.shardflow.schemas.DType.avsc", DType.getClassSchema().toString());
+        registered.put("io.shardflow.schemas.Tensor.avsc", Tensor.getClassSchema().toString(java.util.List.of(DType.getClassSchema()), false));
+        registered.put("io.shardflow.schemas.Sample.avsc", Sample.getClassSchema().toString(java.util.List.of(Tensor.getClassSchema()), false));
         if (Boolean.getBoolean("shardflow.fixtures.write")) {
             Files.createDirectories(RECORDS_FILE.getParent());
+            Files.createDirectories(REGISTERED_DIR);
             Files.writeString(SCHEMA_FILE, schema + "\n");
             Files.writeString(RECORDS_FILE, records.toString());
+            for (Map.Entry<String, String> e : registered.entrySet()) {
+                Files.writeString(REGISTERED_DIR.resolve(e.getKey()), e.getValue() + "\n");
+            }
+        }
+        for (Map.Entry<String, String> e : registered.entrySet()) {
+            assertThat(Files.readString(REGISTERED_DIR.resolve(e.getKey())).strip()).as(e.getKey()).isEqualTo(e.getValue());
         }
         assertThat(Files.readString(SCHEMA_FILE).strip()).as("schema text in %s", SCHEMA_FILE).isEqualTo(schema);
         assertThat(Files.readString(RECORDS_FILE)).as("records in %s", RECORDS_FILE).isEqualTo(records.toString());
