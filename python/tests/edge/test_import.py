@@ -85,7 +85,7 @@ def test_should_import_npy_npz_and_an_index(tmp_path):
 
 
 def test_should_queue_every_file_once_across_kill9_and_restarts(tmp_path):
-    tree = image_tree(tmp_path / "images", classes=("a", "b"), per_class=150)
+    tree = image_tree(tmp_path / "images", classes=("a", "b"), per_class=300)
     args = [tree, "--dataset", "pets", "--version", "v1", "--tensor", "image:bytes:image/png", "--tensor", "label:int64",
             "--label", "label", "--device-id", "importer", "--queue-dir", tmp_path / "q", "--batch", "8", *OFFLINE]
     rng = random.Random(7)
@@ -97,7 +97,7 @@ def test_should_queue_every_file_once_across_kill9_and_restarts(tmp_path):
             os.kill(child.pid, signal.SIGKILL)
             killed += 1
         child.wait()
-    assert killed >= 2, "the kills should land while importing"
+    assert killed >= 2, f"only {killed} of 6 runs were still importing when killed"
     last = run_import(*args)
     _, err = last.communicate(timeout=120)
     assert last.returncode == 1, err
