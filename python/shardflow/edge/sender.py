@@ -32,6 +32,9 @@ RECORD_ERRORS = ("MSG_SIZE_TOO_LARGE", "INVALID_RECORD", "CORRUPT_MESSAGE", "REC
 def kafka_settings(bootstrap: str, max_message_bytes: int, overrides: Optional[Dict[str, object]] = None) -> Dict[str, object]:
     settings = {
         "bootstrap.servers": bootstrap, "acks": "all", "enable.idempotence": True, "enable.gapless.guarantee": True,
+        # the Java client's partitioner: a sample id lands in the same partition from either SDK, so
+        # ingest-app's per-partition duplicate checks see both copies
+        "partitioner": "murmur2_random",
         "message.timeout.ms": 0, "compression.type": "lz4", "linger.ms": 10, "batch.size": 1 << 20,
         "message.max.bytes": max(max_message_bytes + 4096, 8 << 20),
         "reconnect.backoff.ms": 200, "reconnect.backoff.max.ms": 5000, "retry.backoff.max.ms": 2000,
