@@ -106,11 +106,11 @@ STORES: Dict[str, Callable] = {
 }
 
 
-def measure(store: str, size: int, n: int, root: str) -> Dict[str, float]:
+def measure(store: str, size: int, n: int, root: str, warmup_mib: int = 24) -> Dict[str, float]:
     path = tempfile.mkdtemp(dir=root)
     append, append_many, drain, close = STORES[store](path)
     warm = _entries(size, 64, "warm")
-    for _ in range(max(1, (24 << 20) // (64 * size))):  # steady state: files reused, WAL recycled
+    for _ in range(max(1, (warmup_mib << 20) // (64 * size))):  # steady state: files reused, WAL recycled
         append_many(warm)
         drain()
     entries = _entries(size, n, "one")
@@ -172,6 +172,7 @@ def main(argv: List[str] = None) -> int:
     p.add_argument("--dir", default=None, help="where the queues are written (default: a temporary folder)")
     p.add_argument("--entries", type=int, default=1000, help="entries per measurement (default 1000)")
     p.add_argument("--backlog-mib", type=int, default=1024, help="backlog of the restart measurement (default 1024)")
+    p.add_argument("--warmup-mib", type=int, default=24, help="appended and drained first, per store (default 24)")
     p.add_argument("--json", action="store_true")
     args = p.parse_args(argv)
     root = tempfile.mkdtemp(dir=args.dir)
@@ -179,7 +180,7 @@ def main(argv: List[str] = None) -> int:
     try:
         for label, size in SIZES.items():
             for store in STORES:
-                row = {"store": store, "entry": label, **measure(store, size, args.entries, root)}
+                row = {"store": store, "entry": label, **measure(store, size, args.entries, root, args.warmup_mib)}
                 results["throughput"].append(row)
                 print(json.dumps(row), file=sys.stderr)
         for kind in ("segment", "sqlite"):

@@ -21,7 +21,8 @@ from typing import Callable, List, Optional, Sequence, Tuple
 
 from shardflow.edge import segment as seg
 from shardflow.edge.cursor import Cursor, load_or_create_id
-from shardflow.edge.errors import QueueFull, QueueLocked, QueueWriteError
+from shardflow.edge.errors import QueueLocked, QueueWriteError
+from shardflow.edge.bound import BoundPolicies
 from shardflow.edge.recovery import SegmentInfo, create_segment, recover
 
 LOG = logging.getLogger(__name__)
@@ -49,14 +50,7 @@ class QueueSettings:
         return QueueSettings(self.max_bytes, self.policy, size, self.fsync_interval, self.block_timeout)
 
 
-def _size(path: str) -> int:
-    try:
-        return os.path.getsize(path)
-    except FileNotFoundError:
-        return 0
-
-
-class DurableQueue:
+class DurableQueue(BoundPolicies):
 
     def __init__(self, directory: str, settings: QueueSettings = QueueSettings(),
                  clock: Callable[[], float] = time.time):
@@ -185,74 +179,6 @@ class DurableQueue:
         self._segments.append(created)
         self._fd = os.open(created.path, os.O_WRONLY)
         self._durable_size = created.size
-
-    # ---- the bound and its policies -------------------------------------------------------------
-
-    def bytes_on_disk(self) -> int:
-        with self._cond:
-            return self._disk_bytes()
-
-    def _disk_bytes(self) -> int:
-        return sum(s.size for s in self._segments) + sum(_size(p) for p in self._spares)
-
-    def _make_room(self, need: int) -> None:
-        limit = self.settings.max_bytes
-        if need > limit // 2:
-            raise QueueFull(f"an append of {need} bytes is over half the queue's max_bytes ({limit})")
-        deadline = None
-        while self._disk_bytes() + need > limit:
-            if self._spares:
-                os.unlink(self._spares.pop())
-                continue
-            if self._reclaim():
-                continue
-            policy = self.settings.policy
-            if policy == "drop_oldest" and self._drop_oldest():
-                continue
-            if policy == "block":
-                deadline = deadline or time.monotonic() + self.settings.block_timeout
-                left = deadline - time.monotonic()
-                if left > 0:
-                    self._cond.wait(min(left, 1.0))
-                    self._check_open()
-                    continue
-            raise QueueFull(f"edge queue {self.directory} holds {self._disk_bytes()} bytes of max_bytes "
-                            f"{limit} (policy {policy}); {need} more do not fit")
-
-    def _reclaim(self) -> bool:
-        """Deletes fully done segments; rolls a fully done active segment so it can go too."""
-        done = self._cursor.done
-        active = self._segments[-1]
-        if len(self._segments) == 1 and active.end_seq > active.first_seq and active.end_seq - 1 <= done \
-                and active.size > seg.HEADER_BYTES:
-            self._roll()
-        doomed = [s for s in self._segments[:-1] if s.end_seq - 1 <= done]
-        if not doomed:
-            return False
-        self._cursor.sync()  # never delete entries the durable cursor does not yet cover
-        for s in doomed:
-            if len(self._spares) < 2 and self._disk_bytes() + s.size <= self.settings.max_bytes:
-                spare = os.path.join(self.directory, f"spare-{s.first_seq:020d}.log")
-                os.rename(s.path, spare)
-                self._spares.append(spare)
-            else:
-                os.unlink(s.path)
-            self._segments.remove(s)
-        return True
-
-    def _drop_oldest(self) -> bool:
-        if len(self._segments) == 1:
-            active = self._segments[-1]
-            if active.end_seq == active.first_seq:
-                return False
-            self._roll()
-        oldest = self._segments[0]
-        count = oldest.end_seq - max(oldest.first_seq, self._cursor.done + 1)
-        self.dropped += max(count, 0)
-        LOG.warning("edge queue %s full (max_bytes %d): dropping %d oldest entries, seqs up to %d",
-                    self.directory, self.settings.max_bytes, count, oldest.end_seq - 1)
-        self._advance(oldest.end_seq - 1)
-        return self._reclaim()
 
     # ---- what the sender uses -------------------------------------------------------------------
 

@@ -32,7 +32,7 @@ public final class EdgeFigure implements Figure {
                     "no " + SCRIPT + " in this checkout"));
             return;
         }
-        long samples = Math.max(500, context.options().samples() / 4);
+        long samples = Math.max(200, context.options().samples() / 4);
         context.say("EDGE Python SDK, %d samples per size, against raw confluent-kafka", samples);
         Map<String, Object> sdk = runScript(context, checkout, "edge-bench.log", "-m", "shardflow.edge.bench", "--bootstrap",
                 context.endpoints().bootstrapServers(), "--registry", context.endpoints().registryUrl(), "--samples",
@@ -50,8 +50,9 @@ public final class EdgeFigure implements Figure {
                     large ? ">= 0.9" : ">= 0.7", large ? 0.9 : 0.7, "one fsync per 64 samples"));
         }
         context.say("EDGE queue alone: segment log vs SQLite WAL vs persist-queue");
+        boolean full = context.options().samples() >= 8_000;
         Map<String, Object> queue = runScript(context, checkout, "edge-queue-bench.log", "-m", "shardflow.edge.bench_queue",
-                "--entries", "1000", "--backlog-mib", "512", "--json");
+                "--entries", full ? "1000" : "100", "--backlog-mib", full ? "512" : "16", "--warmup-mib", full ? "24" : "2", "--json");
         for (Object row : (List<?>) queue.get("throughput")) {
             Map<?, ?> r = (Map<?, ?>) row;
             if (((String) r.get("store")).startsWith("segment")) {
