@@ -3,7 +3,9 @@
 #   1. Debian packages h5py, PyTables, numpy, boto3, pytest, venv, hdf5-tools (h5dump), Pillow (image tensors) and torch (1.13 CPU, for
 #      the PyTorch reader tests; the package itself works without it), only if missing;
 #   2. a virtualenv at ${SHARDFLOW_VENV:-~/.cache/shardflow/venv} that sees those packages;
-#   3. `pip install -e python/` when python/pyproject.toml exists (re-run only when it changes);
+#   3. `pip install -e python/` when python/pyproject.toml exists (re-run only when it changes), with the
+#      pinned extras `edge` (confluent-kafka, fastavro: the edge producer SDK and its tests) and
+#      `edge-bench` (persist-queue, the queue benchmark's baseline);
 #   4. the test-only PyPI packages, pinned (hypothesis).
 # Prints the venv's python as its last line, e.g.  PY=$(scripts/setup-python.sh | tail -n1)
 #
@@ -98,7 +100,10 @@ missing_requirements() {
   "$VENV/bin/python" - "$1" <<'PY'
 import importlib, importlib.metadata, re, sys, tomllib
 with open(sys.argv[1], "rb") as f:
-    deps = tomllib.load(f).get("project", {}).get("dependencies", [])
+    project = tomllib.load(f).get("project", {})
+deps = list(project.get("dependencies", []))
+for extra in ("edge", "edge-bench"):  # what the tests of scripts/test.sh need beyond the trainer's set
+    deps += project.get("optional-dependencies", {}).get(extra, [])
 for req in deps:
     name = re.split(r"[\s<>=!~;\[(]", req.strip(), maxsplit=1)[0]
     try:
@@ -119,7 +124,7 @@ install_project() {
   [[ -f "$pyproject" ]] || return 0
   local stamp_file="$VENV/.shardflow-install.stamp"
   local stamp
-  stamp="v2 $(sha256sum "$pyproject" | cut -d' ' -f1) $ROOT/python"
+  stamp="v3 $(sha256sum "$pyproject" | cut -d' ' -f1) $ROOT/python"
   if [[ -f "$stamp_file" && "$(cat "$stamp_file")" == "$stamp" ]]; then
     return 0
   fi

@@ -41,6 +41,11 @@ class BenchCommandTest {
                 .resolve("python/shardflow/tools/bench_read.py"));
         assertThat(rows).filteredOn(row -> row.get("figure").asText().equals("P3")).isNotEmpty().allMatch(row -> readerScript
                 ? row.get("baseline").asDouble() > 0 : row.get("value").isNull() && row.get("detail").asText().contains("bench_read"));
+        boolean edgeScript = Files.exists(Path.of(System.getProperty("shardflow.home", ".")).toAbsolutePath()
+                .resolve("python/shardflow/edge/bench.py"));
+        assertThat(rows).filteredOn(row -> row.get("figure").asText().startsWith("EDGE")).isNotEmpty().allMatch(row -> edgeScript
+                ? row.get("baseline").asDouble() > 0 && row.get("value").asDouble() > 0
+                : row.get("value").isNull() && row.get("detail").asText().contains("edge/bench.py"));
         assertThat(report.at("/machine/cores").asInt()).isPositive();
         assertThat(report.at("/machine/memoryBytes").asLong()).isPositive();
         assertThat(StreamSupport.stream(report.at("/sealLatency/0/millis").spliterator(), false)).isNotEmpty();

@@ -10,9 +10,11 @@ import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 
 /**
  * Builds a {@link Sample} from plain Java arrays, packing each tensor as little-endian C-order bytes
@@ -170,7 +172,9 @@ public final class SampleBuilder {
         return Sample.newBuilder()
                 .setDataset(dataset).setVersion(version).setSampleId(sampleId).setDeviceId(deviceId)
                 .setProducedAt(producedAt != null ? producedAt : Instant.now())
-                .setTensors(List.copyOf(tensors)).setAttributes(Map.copyOf(attributes))
+                // Key order, not Map.copyOf's per-JVM order: Avro writes map entries as iterated, and the
+                // same sample must encode to the same bytes in every process and in the Python SDK.
+                .setTensors(List.copyOf(tensors)).setAttributes(Collections.unmodifiableMap(new TreeMap<>(attributes)))
                 .build();
     }
 

@@ -3,6 +3,8 @@ package io.shardflow.ingest.topology;
 import io.shardflow.dataset.layout.ShardId;
 import io.shardflow.dataset.spec.DatasetSpec;
 import io.shardflow.ingest.dedupe.DuplicateFilter;
+import io.shardflow.ingest.dedupe.QueueSequence;
+import io.shardflow.ingest.dedupe.SequenceFilter;
 import io.shardflow.ingest.lane.LaneState;
 import io.shardflow.ingest.seal.SealPolicy;
 import io.shardflow.ingest.validate.DecodedSample;
@@ -57,6 +59,7 @@ final class IngestProcessor implements Processor<byte[], byte[], byte[], byte[]>
     private String lastFingerprint;
     private KeyValueStore<String, LaneState> lanes;
     private DuplicateFilter duplicates;
+    private SequenceFilter resends;
 
     IngestProcessor(SampleDecoder decoder, SampleValidator validator, SealPolicy sealPolicy, IngestMetrics metrics,
                     Duration dedupeWindow, Duration tickInterval, long maxRecordBytes, DeadLetters deadLetters) {
@@ -75,6 +78,7 @@ final class IngestProcessor implements Processor<byte[], byte[], byte[], byte[]>
         this.context = context;
         this.lanes = context.getStateStore(IngestTopology.LANE_STORE);
         this.duplicates = new DuplicateFilter(context.getStateStore(IngestTopology.DEDUPE_STORE), dedupeWindow);
+        this.resends = new SequenceFilter(context.getStateStore(IngestTopology.QUEUE_SEQUENCE_STORE));
         context.schedule(tickInterval, PunctuationType.WALL_CLOCK_TIME, this::sealAgedShards);
     }
 
@@ -120,9 +124,26 @@ final class IngestProcessor implements Processor<byte[], byte[], byte[], byte[]>
             reject(record, validated.rejection());
             return Optional.empty();
         }
+        Optional<QueueSequence> position;
+        try {
+            position = QueueSequence.of(record.headers());
+        } catch (QueueSequence.MalformedSequenceException e) {
+            reject(record, Rejection.of(RejectReason.INVALID_FIELD, "%s", e.getMessage()));
+            return Optional.empty();
+        }
+        // A resend from a device's queue, however late (SequenceFilter); both filters record what they see.
+        boolean resend = position.isPresent()
+                && resends.isResend(sample.getDataset(), sample.getVersion(), sample.getDeviceId(), position.get());
         // The record timestamp is broker append time: see DuplicateFilter.
-        if (duplicates.isDuplicate(sample.getDataset(), sample.getVersion(), sample.getDeviceId(), sample.getSampleId(),
-                record.timestamp())) {
+        boolean duplicate = duplicates.isDuplicate(sample.getDataset(), sample.getVersion(), sample.getDeviceId(),
+                sample.getSampleId(), record.timestamp());
+        if (resend) {
+            reject(record, Rejection.of(RejectReason.DUPLICATE_SAMPLE_ID,
+                    "device '%s' resent sampleId '%s': queue %s entry %d is not after the last one seen", sample.getDeviceId(),
+                    sample.getSampleId(), position.get().queueId(), position.get().seq()));
+            return Optional.empty();
+        }
+        if (duplicate) {
             reject(record, Rejection.of(RejectReason.DUPLICATE_SAMPLE_ID,
                     "device '%s' sent sampleId '%s' already within the last %s", sample.getDeviceId(), sample.getSampleId(),
                     dedupeWindow));

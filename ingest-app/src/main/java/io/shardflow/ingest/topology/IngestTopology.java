@@ -28,6 +28,8 @@ public final class IngestTopology {
      * (its changelog is simply no longer read), at the cost of forgetting one window of ids on upgrade.
      */
     public static final String DEDUPE_STORE = "seen-device-sample-ids";
+    /** Keyed by (dataset, version, deviceId, queue id): the highest queue seq seen ({@code SequenceFilter}). */
+    public static final String QUEUE_SEQUENCE_STORE = "device-queue-sequences";
 
     private IngestTopology() {
     }
@@ -60,6 +62,9 @@ public final class IngestTopology {
         topology.addStateStore(Stores.windowStoreBuilder(
                 Stores.persistentWindowStore(DEDUPE_STORE, settings.dedupeWindow(), settings.dedupeWindow(), false),
                 Serdes.String(), Serdes.Long()), PROCESSOR);
+        // Cached like the lanes: only the last value per commit reaches the changelog, inside the same transaction.
+        topology.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(QUEUE_SEQUENCE_STORE),
+                Serdes.String(), Serdes.Long()).withCachingEnabled(), PROCESSOR);
         topology.addSink(ASSIGNMENTS_SINK, settings.topics().assignments(), Serdes.ByteArray().serializer(),
                 Serdes.ByteArray().serializer(), PROCESSOR);
         topology.addSink(DLQ_SINK, settings.topics().deadLetters(), Serdes.ByteArray().serializer(),

@@ -127,6 +127,12 @@ public final class IngestDriver implements AutoCloseable {
         samples.pipeInput(key.getBytes(StandardCharsets.UTF_8), value, timestamp);
     }
 
+    /** Publishes with headers and an explicit record timestamp, as the broker would stamp it. */
+    public void pipe(String key, byte[] value, org.apache.kafka.common.header.Headers headers, Instant timestamp) {
+        piped.add(value);
+        samples.pipeInput(new TestRecord<>(key.getBytes(StandardCharsets.UTF_8), value, headers, timestamp));
+    }
+
     public void advanceWallClockTime(Duration duration) {
         driver.advanceWallClockTime(duration);
     }
