@@ -9,10 +9,14 @@
 #   engine       a Docker engine (installed and started if none answers; background)
 #   build        mvn install -DskipTests: every module and the service distributions
 #   images       the container images, each smoke-tested as its own user (background)
-#   java         every Java test: unit, and integration on real servers, processes and containers
 #   k8s          the Kubernetes manifests rendered and validated offline
-#   compose      docker compose on the images: exactly-once through kills, restarts and scaling
 #   python       the Python tests
+#   java-unit    the Java tests of every module but integration-tests (background)
+#   java-it      the integration tests: real servers, services as processes and containers (background)
+#   compose      docker compose on the images: exactly-once through kills, restarts and scaling
+# The two Java stages run side by side on the modules `build` installed; so do the installs, and the
+# image build with the Python and k8s stages: the tests wait on processes and timeouts often enough
+# that two cores are kept busy (the stage table shows where the time goes).
 #
 # Usage: scripts/test.sh [--fresh] [--long]
 #   --fresh  prove from nothing: every cache the scripts keep (tools, MinIO and Go builds, the base
@@ -82,7 +86,9 @@ stage_dists() { # a copy the images are built from, so the java stage may repack
   rm -rf "$STAGE_LOGS/dists" && mkdir -p "$STAGE_LOGS/dists"
   local m; for m in ingest-app shard-sink cli; do cp -r "$m/target/dist" "$STAGE_LOGS/dists/$m"; done
 }
-java_tests() { mvn -B -ntp install; }  # without an engine the container variants report themselves skipped
+# `test`, not `install`: the distributions `build` made stay as they are while the tests run from them.
+java_unit() { mvn -B -ntp test -pl '!integration-tests'; }
+java_it() { mvn -B -ntp test -pl integration-tests; }  # without an engine the container variants report skipped
 python_tests() { "$(tail -n 1 "$STAGE_LOGS/python-env.path")" -m pytest -q python/tests; }
 
 stage tools -- bash scripts/fetch-tools.sh --no-minio
@@ -90,17 +96,19 @@ stage_bg minio --needs tools -- bash scripts/fetch-tools.sh
 stage_bg python-env -- python_env
 stage_bg engine -- engine
 stage build --needs tools -- mvn -B -ntp -q -DskipTests install
-stage_wait engine minio
+stage_wait engine minio python-env
+export SHARDFLOW_PYTHON
+SHARDFLOW_PYTHON=$(tail -n 1 "$STAGE_LOGS/python-env.path" 2>/dev/null || true)
 if stage_ok build; then stage_dists; fi
 stage_bg images --needs "build engine minio" -- images
-stage_wait python-env
+stage_bg java-unit --needs "build minio python-env" -- java_unit
 stage k8s -- bash scripts/k8s-validate.sh
 stage python --needs python-env -- python_tests
 stage_wait images
-export SHARDFLOW_PYTHON
-SHARDFLOW_PYTHON=$(tail -n 1 "$STAGE_LOGS/python-env.path" 2>/dev/null || true)
-stage java --needs "build minio python-env" -- java_tests
+stage_bg java-it --needs "build minio python-env" -- java_it
+stage_wait java-unit
 stage compose --needs "build images" -- env SHARDFLOW_IMAGES_READY=1 bash scripts/compose-test.sh
+stage_wait java-it
 if [[ $LONG == 1 ]]; then
   stage chaos-long --needs build -- bin/shardflow chaos --long --seed "${SHARDFLOW_CHAOS_SEED:-42}"
 fi
