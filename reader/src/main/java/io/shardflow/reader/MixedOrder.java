@@ -91,6 +91,14 @@ final class MixedOrder {
         return sources;
     }
 
+    long seed() {
+        return seed;
+    }
+
+    long epoch() {
+        return epoch;
+    }
+
     /** Source, shard and row of each position, in the order given. */
     List<Entry> entries(long[] positions) {
         List<Entry> out = new ArrayList<>(positions.length);
