@@ -2,9 +2,9 @@ package io.shardflow.reader;
 
 import static io.shardflow.reader.DatasetReaderTest.D;
 import static io.shardflow.reader.DatasetReaderTest.V;
-import static io.shardflow.reader.DatasetReaderTest.expectedIds;
-import static io.shardflow.reader.DatasetReaderTest.idOf;
-import static io.shardflow.reader.DatasetReaderTest.idsOf;
+import static io.shardflow.reader.TestShards.expectedIds;
+import static io.shardflow.reader.TestShards.idOf;
+import static io.shardflow.reader.TestShards.idsOf;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 

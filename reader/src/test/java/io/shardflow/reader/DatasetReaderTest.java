@@ -1,5 +1,7 @@
 package io.shardflow.reader;
 
+import static io.shardflow.reader.TestShards.expectedIds;
+import static io.shardflow.reader.TestShards.idsOf;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -249,39 +251,6 @@ class DatasetReaderTest {
             reader.forEachRemaining(s -> out.add(s.row().sampleId()));
         }
         return out;
-    }
-
-    /** What the rules say rank {@code rank} of {@code worldSize} reads, as ShardPublisher's sample ids. */
-    static List<String> expectedIds(List<ShardEntry> shards, long seed, long epoch, int block, int rank, int worldSize,
-                                    long consumed, boolean dropLast) {
-        return expectedIds(shards, seed, epoch, block, rank, worldSize, consumed, dropLast, true);
-    }
-
-    static List<String> expectedIds(List<ShardEntry> shards, long seed, long epoch, int block, int rank, int worldSize,
-                                    long consumed, boolean dropLast, boolean shuffleShards) {
-        MixedOrder order = TestShards.order(shards, seed, epoch, shuffleShards, block);
-        RankShare share = new RankShare(order.size(), consumed, rank, worldSize, dropLast);
-        List<String> ids = new ArrayList<>();
-        for (long i = 0; i < share.length(); i++) {
-            MixedOrder.Entry e = order.entry(share.position(i));
-            ids.add(idOf(e.shard(), e.row()));
-        }
-        return ids;
-    }
-
-    static String idOf(ShardEntry shard, int row) {
-        ShardId id = shard.id();
-        return ShardPublisher.sampleId(id.lane(), id.sequence(), row);
-    }
-
-    static Set<String> idsOf(List<ShardEntry> shards) {
-        Set<String> ids = new HashSet<>();
-        for (ShardEntry shard : shards) {
-            for (int r = 0; r < shard.sampleCount(); r++) {
-                ids.add(idOf(shard, r));
-            }
-        }
-        return ids;
     }
 
     /** A clock tests move by hand. */

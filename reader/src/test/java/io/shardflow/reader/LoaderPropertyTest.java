@@ -66,7 +66,7 @@ class LoaderPropertyTest {
                     cache, Clock.systemUTC(), d -> { }, SnapshotAgreement.SINGLE_PROCESS)) {
                 loader.forEach(b -> batches.add(BatchLoaderTest.ids(b)));
             }
-            List<String> expected = DatasetReaderTest.expectedIds(shards, seed, epoch, block, rank, worldSize, consumed, dropLast);
+            List<String> expected = TestShards.expectedIds(shards, seed, epoch, block, rank, worldSize, consumed, dropLast);
             assertThat(batches).as("rank %d of %d", rank, worldSize).isEqualTo(BatchLoaderTest.chunks(expected, batchSize));
         }
     }
