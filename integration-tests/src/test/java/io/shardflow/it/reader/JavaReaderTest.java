@@ -145,8 +145,8 @@ class JavaReaderTest {
         assertThat(before.states()).as("the same state on every rank").containsOnly(state);
         assertThat(state.consumed()).isEqualTo(60);
         Run after = read(options.withShuffle(9, 3), 2, 3, 7, state, null);
-        List<String> all = new ArrayList<>(flat(before.ids()));
-        all.addAll(flat(after.ids()));
+        List<String> all = new ArrayList<>(flat(flat(before.ids())));
+        all.addAll(flat(flat(after.ids())));
         assertThat(all).as("60 before, 240 after on 2 ranks").hasSize(FIRST_WAVE).containsExactlyInAnyOrderElementsOf(ids(0, FIRST_WAVE));
     }
 
@@ -166,7 +166,7 @@ class JavaReaderTest {
         Run javaRest = read(options.withShuffle(9, 0), 2, 2, 6, javaState, null);
         assertThat(python.get(1).ranks()).as("Python resuming Java's state reads what Java resuming it reads")
                 .isEqualTo(javaRest.ids());
-        List<String> javaThenPython = new ArrayList<>(flat(javaFirst.ids()));
+        List<String> javaThenPython = new ArrayList<>(flat(flat(javaFirst.ids())));
         python.get(1).ranks().forEach(rank -> javaThenPython.addAll(flat(rank)));
         assertThat(javaThenPython).hasSize(FIRST_WAVE).containsExactlyInAnyOrderElementsOf(ids(0, FIRST_WAVE));
 
@@ -179,7 +179,7 @@ class JavaReaderTest {
         Run resumed = read(options.withShuffle(9, 0), 3, 2, 4, pythonState, null);
         List<String> pythonThenJava = new ArrayList<>();
         pythonFirst.ranks().forEach(rank -> pythonThenJava.addAll(flat(rank)));
-        pythonThenJava.addAll(flat(resumed.ids()));
+        pythonThenJava.addAll(flat(flat(resumed.ids())));
         assertThat(pythonState.consumed()).isEqualTo(80);
         assertThat(pythonThenJava).as("80 read by Python, 220 by Java on 3 ranks (two declared repeats)").hasSize(FIRST_WAVE + 2)
                 .containsAll(ids(0, FIRST_WAVE));
