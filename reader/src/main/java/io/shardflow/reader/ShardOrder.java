@@ -10,16 +10,11 @@ import java.util.HexFormat;
 import java.util.List;
 
 /**
- * The language-neutral shard shuffle and split (dataset/FORMAT.md, "Reading"): Java and Python
- * readers given the same seed, epoch and shard list put the shards in the same order and give each
- * worker the same ones.
- *
- * <ul>
- *   <li>order: ascending lowercase hex {@code sha256(seed + ":" + epoch + ":" + shardId)} (UTF-8,
- *       seed and epoch in decimal), ties (only equal ids) by shard id;</li>
- *   <li>split: global worker {@code g = rank * workersPerRank + worker} of {@code total = worldSize *
- *       workersPerRank} gets the shard at position {@code i} iff {@code i % total == g}.</li>
- * </ul>
+ * The shard order of an epoch (docs/READING-RULES.md, section 1, step 1): Java and Python readers
+ * given the same seed, epoch and shard list put the shards in the same order. Ascending lowercase
+ * hex {@code sha256(seed + ":" + epoch + ":" + shardId)} (UTF-8, seed and epoch in decimal); ties
+ * (only equal ids) by shard id. {@link EpochOrder} then concatenates their rows and permutes them
+ * within blocks.
  */
 public final class ShardOrder {
 
@@ -47,28 +42,9 @@ public final class ShardOrder {
         return ordered;
     }
 
-    /** Whether position {@code index} of the global order belongs to global worker {@code globalWorker} of {@code totalWorkers}. */
-    public static boolean belongsTo(long index, int globalWorker, int totalWorkers) {
-        return index % totalWorkers == globalWorker;
-    }
-
     static String sha256Hex(String text) {
         try {
             return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(text.getBytes(StandardCharsets.UTF_8)));
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException("SHA-256 is missing from this JVM", e);
-        }
-    }
-
-    /** A 64-bit seed from text: the first 8 bytes of its SHA-256, big-endian. */
-    static long seedOf(String text) {
-        try {
-            byte[] digest = MessageDigest.getInstance("SHA-256").digest(text.getBytes(StandardCharsets.UTF_8));
-            long seed = 0;
-            for (int i = 0; i < 8; i++) {
-                seed = (seed << 8) | (digest[i] & 0xff);
-            }
-            return seed;
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException("SHA-256 is missing from this JVM", e);
         }

@@ -1,5 +1,7 @@
 package io.shardflow.reader;
 
+import static io.shardflow.reader.TestShards.expectedIds;
+import static io.shardflow.reader.TestShards.idsOf;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -8,7 +10,6 @@ import io.shardflow.dataset.layout.ShardId;
 import io.shardflow.dataset.log.CommitLog;
 import io.shardflow.dataset.log.ShardEntry;
 import io.shardflow.dataset.log.ShardPublisher;
-import io.shardflow.dataset.retry.Sleeper;
 import io.shardflow.dataset.store.ForwardingObjectStore;
 import io.shardflow.dataset.store.InMemoryObjectStore;
 import io.shardflow.dataset.store.ObjectStore;
@@ -24,17 +25,21 @@ import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
-import java.util.stream.Collectors;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
+/**
+ * {@link DatasetReader} on real shard files in an in-memory store: each rank's samples are exactly
+ * what the rules' arithmetic says, ranks get equal counts, resume on another world size reads
+ * exactly the rest, and downloads are verified.
+ */
 class DatasetReaderTest {
 
-    private static final String D = "d";
-    private static final String V = "v1";
+    static final String D = "d";
+    static final String V = "v1";
 
     @TempDir
     Path tmp;
@@ -42,7 +47,7 @@ class DatasetReaderTest {
     private final InMemoryObjectStore store = new InMemoryObjectStore();
     private final FakeClock clock = new FakeClock(Instant.parse("2026-05-01T00:00:00Z"));
     private ShardPublisher publisher;
-    private Set<String> allIds;
+    private List<ShardEntry> shards;
 
     @BeforeEach
     void publishThreeSnapshots() throws Exception {
@@ -50,32 +55,36 @@ class DatasetReaderTest {
         publisher.publish(0, 3, 5, 4, 6);
         publisher.publish(1, 7, 2, 3);
         publisher.publish(2, 4, 4, 5, 1, 2);
-        allIds = idsOf(new CommitLog(store, D, V, clock).latest().shards());
+        shards = new CommitLog(store, D, V, clock).latest().shards();
     }
 
-    @Test
-    void shouldGiveEverySampleToExactlyOneWorkerInEachEpoch() {
-        for (long epoch = 0; epoch < 2; epoch++) {
-            List<String> seen = new ArrayList<>();
-            List<Set<String>> shardsPerWorker = new ArrayList<>();
-            for (int rank = 0; rank < 2; rank++) {
-                for (int worker = 0; worker < 2; worker++) {
-                    List<ReadSample> samples = read(base().withShuffle(7, epoch).withSplit(rank, 2, worker, 2).withShuffleBuffer(8));
-                    samples.forEach(s -> seen.add(s.row().sampleId()));
-                    shardsPerWorker.add(samples.stream().map(ReadSample::shardId).collect(Collectors.toSet()));
-                }
+    @ParameterizedTest(name = "{0} ranks")
+    @ValueSource(ints = {1, 2, 3, 5, 46, 50})
+    void shouldGiveEveryRankTheSameCountInTheRulesOrderAndEverySampleOnce(int worldSize) {
+        Set<String> seen = new HashSet<>();
+        long padding = 0;
+        for (int rank = 0; rank < worldSize; rank++) {
+            ReaderOptions options = base().withShuffle(7, 2).withShuffleBlock(8).withRanks(rank, worldSize);
+            List<String> ids = new ArrayList<>();
+            try (DatasetReader reader = open(options)) {
+                reader.forEachRemaining(s -> ids.add(s.row().sampleId()));
+                padding += reader.padding();
+                assertThat(reader.samples()).isEqualTo(ids.size());
             }
-            assertThat(seen).as("epoch %d", epoch).doesNotHaveDuplicates().containsExactlyInAnyOrderElementsOf(allIds);
-            assertThat(shardsPerWorker).as("12 shards over 4 workers").allSatisfy(s -> assertThat(s).hasSize(3));
+            assertThat(ids).as("rank %d of %d", rank, worldSize).hasSize((46 + worldSize - 1) / worldSize)
+                    .isEqualTo(expectedIds(shards, 7, 2, 8, rank, worldSize, 0, false));
+            seen.addAll(ids);
         }
+        assertThat(seen).isEqualTo(idsOf(shards));
+        assertThat(padding).isEqualTo((long) ((46 + worldSize - 1) / worldSize) * worldSize - 46);
     }
 
     @Test
     void shouldRepeatTheOrderForTheSameSeedAndEpochAndChangeItForAnotherEpoch() {
-        List<String> first = ids(read(base().withShuffle(7, 3).withShuffleBuffer(10)));
-        List<String> again = ids(read(base().withShuffle(7, 3).withShuffleBuffer(10)));
-        List<String> nextEpoch = ids(read(base().withShuffle(7, 4).withShuffleBuffer(10)));
-        List<String> otherSeed = ids(read(base().withShuffle(8, 3).withShuffleBuffer(10)));
+        List<String> first = ids(base().withShuffle(7, 3).withShuffleBlock(10));
+        List<String> again = ids(base().withShuffle(7, 3).withShuffleBlock(10));
+        List<String> nextEpoch = ids(base().withShuffle(7, 4).withShuffleBlock(10));
+        List<String> otherSeed = ids(base().withShuffle(8, 3).withShuffleBlock(10));
 
         assertThat(again).isEqualTo(first);
         assertThat(nextEpoch).isNotEqualTo(first).containsExactlyInAnyOrderElementsOf(first);
@@ -83,111 +92,72 @@ class DatasetReaderTest {
     }
 
     @Test
-    void shouldOrderShardsByTheLanguageNeutralRule() {
+    void shouldOrderShardsByTheLanguageNeutralRuleAndRowsInFileOrderWithoutBlocks() {
         // Python: hashlib.sha256(b"7:0:d/v1/lane-00000/shard-000000000001").hexdigest()
         assertThat(ShardOrder.key(7, 0, "d/v1/lane-00000/shard-000000000001"))
                 .isEqualTo("2698bc646d573c8377f350856be06998dcc0ffb4726840978880ab838d1c7cc8");
-        List<ShardEntry> shards = new CommitLog(store, D, V, clock).latest().shards();
         List<String> expected = shards.stream().map(ShardEntry::shardId)
                 .sorted((a, b) -> ShardOrder.key(7, 0, a).compareTo(ShardOrder.key(7, 0, b))).toList();
-
-        List<ReadSample> samples = read(base().withShuffle(7, 0));
+        List<ReadSample> samples = new ArrayList<>();
+        try (DatasetReader reader = open(base().withShuffle(7, 0).withShuffleBlock(0))) {
+            reader.forEachRemaining(samples::add);
+        }
 
         assertThat(new ArrayList<>(new LinkedHashSet<>(samples.stream().map(ReadSample::shardId).toList()))).isEqualTo(expected);
-        assertThat(samples).as("without a buffer, rows in file order").filteredOn(s -> s.shardId().equals(expected.get(0)))
-                .extracting(ReadSample::rowIndex).isSorted();
-        // Worker 1 of 3 gets positions 1, 4, 7, 10.
-        List<ReadSample> worker = read(base().withShuffle(7, 0).withSplit(0, 1, 1, 3));
-        assertThat(new ArrayList<>(new LinkedHashSet<>(worker.stream().map(ReadSample::shardId).toList())))
-                .containsExactly(expected.get(1), expected.get(4), expected.get(7), expected.get(10));
-    }
-
-    @ParameterizedTest(name = "shuffle buffer {0}")
-    @ValueSource(ints = {0, 1, 5, 100})
-    void shouldResumeWithExactlyTheRemainingSamples(int buffer) {
-        ReaderOptions options = base().withShuffle(11, 2).withSplit(1, 2, 0, 2).withShuffleBuffer(buffer);
-        List<String> whole = ids(read(options));
-        for (int stopAfter : new int[] {0, 1, 4, whole.size() / 2, whole.size() - 1, whole.size()}) {
-            List<String> before = new ArrayList<>();
-            ReaderState state;
-            try (DatasetReader reader = open(options)) {
-                while (before.size() < stopAfter) {
-                    before.add(reader.next().row().sampleId());
-                }
-                state = reader.state();
-            }
-            ReaderState saved = ReaderState.fromJson(state.toJson());
-            assertThat(saved).isEqualTo(new ReaderState(2, 11, 3, stopAfter));
-
-            List<String> after = ids(read(options.resumeFrom(saved)));
-
-            assertThat(before).as("stopped after %d", stopAfter).isEqualTo(whole.subList(0, stopAfter));
-            assertThat(after).as("resumed after %d", stopAfter).isEqualTo(whole.subList(stopAfter, whole.size()));
-        }
+        assertThat(samples).filteredOn(s -> s.shardId().equals(expected.get(0))).extracting(ReadSample::rowIndex).isSorted();
+        List<String> logOrder = ids(base().withShuffleShards(false).withShuffleBlock(1));
+        assertThat(logOrder).as("no shuffle at all: the log's order").isEqualTo(expectedIds(shards, 0, 0, 0, 0, 1, 0, false, false));
     }
 
     @Test
-    void shouldReadThePinnedSnapshotOnlyWhenNotFollowing() {
-        List<String> pinned = ids(read(base().withSnapshot(1)));
+    void shouldResumeOnAnotherWorldSizeWithExactlyTheRestOfTheEpoch() {
+        ReaderOptions options = base().withShuffle(11, 2).withShuffleBlock(8);
+        List<String> consumed = new ArrayList<>();
+        ReadState state = null;
+        for (int rank = 0; rank < 3; rank++) { // 3 ranks in step take 5 samples each
+            try (DatasetReader reader = open(options.withRanks(rank, 3))) {
+                for (int i = 0; i < 5; i++) {
+                    consumed.add(reader.next().row().sampleId());
+                }
+                ReadState mine = reader.state();
+                assertThat(state == null || mine.equals(state)).as("every rank's state is the same").isTrue();
+                state = mine;
+            }
+        }
+        ReadState saved = ReadState.fromJson(state.toJson());
+        assertThat(saved.consumed()).isEqualTo(15);
+        assertThat(saved.sources()).containsExactly(new SourcePin(D, V, 3, null, true, 8, 46));
+        List<String> rest = new ArrayList<>();
+        for (int rank = 0; rank < 2; rank++) {
+            List<String> mine = ids(options.withRanks(rank, 2).resumeFrom(saved));
+            assertThat(mine).as("rank %d of 2 after the resume", rank).hasSize(16)
+                    .isEqualTo(expectedIds(shards, 11, 2, 8, rank, 2, 15, false));
+            rest.addAll(mine);
+        }
+        assertThat(consumed).as("3 ranks x 5 samples: the epoch's first 15 positions")
+                .containsExactlyInAnyOrderElementsOf(expectedIds(shards, 11, 2, 8, 0, 1, 0, false).subList(0, 15));
+        assertThat(rest).as("31 left over 2 ranks: one declared repeat").doesNotContainAnyElementsOf(consumed)
+                .hasSize(32).containsAll(expectedIds(shards, 11, 2, 8, 0, 1, 15, false));
+        Set<String> all = new HashSet<>(consumed);
+        all.addAll(rest);
+        assertThat(all).isEqualTo(idsOf(shards));
+    }
 
+    @Test
+    void shouldReadThePinnedSnapshotAndRefuseAStateForAnotherOneUnlessAllowed() {
+        List<String> pinned = ids(base().withSnapshot(1));
         assertThat(pinned).containsExactlyInAnyOrderElementsOf(idsOf(new CommitLog(store, D, V, clock).snapshot(1).shards()));
-    }
-
-    @Test
-    void shouldFollowSnapshotsCommittedDuringIterationThenStopWhenIdle() {
-        List<Duration> sleeps = new ArrayList<>();
-        List<ShardEntry> later = new ArrayList<>();
-        Sleeper sleeper = d -> {
-            sleeps.add(d);
-            clock.advance(d);
-            if (sleeps.size() == 3) { // a commit while the reader is polling
-                List<ShardEntry> shards = List.of(publisher.write(0, 4, 3), publisher.write(1, 4, 2));
-                later.addAll(shards);
-                publisher.commit(shards);
-            }
-        };
-        ReaderOptions options = base().withSnapshot(3).withShuffle(5, 0).withShuffleBuffer(4)
-                .withFollow(Duration.ofSeconds(1), Duration.ofSeconds(10));
-        List<String> seen = new ArrayList<>();
-        try (DatasetReader reader = DatasetReader.open(store, options, cache("follow"), clock, sleeper)) {
-            seen.add(reader.next().row().sampleId());
-            // A commit while the reader is still inside the pinned snapshot.
-            List<ShardEntry> shards = List.of(publisher.write(0, 3, 2), publisher.write(1, 3, 3));
-            later.addAll(shards);
-            publisher.commit(shards);
-            reader.forEachRemaining(s -> seen.add(s.row().sampleId()));
-            assertThat(reader.lastSnapshotRead()).isEqualTo(5);
+        ReadState atLatest;
+        try (DatasetReader reader = open(base())) {
+            reader.next();
+            atLatest = reader.state();
         }
 
-        Set<String> expected = new HashSet<>(allIds);
-        expected.addAll(idsOf(later));
-        assertThat(seen).doesNotHaveDuplicates().containsExactlyInAnyOrderElementsOf(expected);
-        assertThat(seen.subList(0, allIds.size())).as("the pinned snapshot first").containsExactlyInAnyOrderElementsOf(allIds);
-        assertThat(sleeps).as("polled every second until 10 s passed without news").hasSize(13)
-                .allMatch(d -> d.equals(Duration.ofSeconds(1)));
-    }
-
-    @Test
-    void shouldSplitFollowedCommitsOverAllWorkersAndResumeInsideThem() {
-        ReaderOptions options = base().withSnapshot(1).withShuffle(3, 1).withShuffleBuffer(3)
-                .withFollow(Duration.ofSeconds(1), Duration.ofSeconds(2));
-        List<String> seen = new ArrayList<>();
-        for (int g = 0; g < 3; g++) {
-            ReaderOptions worker = options.withSplit(0, 1, g, 3);
-            List<String> whole = ids(readFollowing(worker));
-            seen.addAll(whole);
-            int stop = whole.size() - 2;
-            ReaderState state;
-            try (DatasetReader reader = DatasetReader.open(store, worker, cache("w" + g), clock, clock::advance)) {
-                for (int i = 0; i < stop; i++) {
-                    reader.next();
-                }
-                state = reader.state();
-            }
-            assertThat(state.snapshotId()).isEqualTo(1);
-            assertThat(ids(readFollowing(worker.resumeFrom(state)))).isEqualTo(whole.subList(stop, whole.size()));
-        }
-        assertThat(seen).doesNotHaveDuplicates().containsExactlyInAnyOrderElementsOf(allIds);
+        assertThatThrownBy(() -> open(base().withSnapshot(1).resumeFrom(atLatest))).hasMessageContaining("snapshot 3")
+                .hasMessageContaining("opened at snapshot 1");
+        assertThat(ids(base().withSnapshot(1).resumeFrom(atLatest, true))).as("allowed: snapshot 1's order from 1 on")
+                .hasSize(pinned.size() - 1);
+        assertThatThrownBy(() -> open(base().withSeed(5).resumeFrom(atLatest))).hasMessageContaining("seed=0");
     }
 
     @Test
@@ -204,7 +174,7 @@ class DatasetReaderTest {
         ShardCache cache = new ShardCache(swapped, tmp.resolve("bad-download"), 1 << 20, true);
 
         assertThatThrownBy(() -> {
-            try (DatasetReader reader = DatasetReader.open(swapped, base().withSplit(0, 1, 0, 1), cache, clock, clock::advance)) {
+            try (DatasetReader reader = DatasetReader.open(swapped, base(), cache, clock, clock::advance)) {
                 reader.forEachRemaining(s -> { });
             }
         }).isInstanceOf(ChecksumMismatchException.class)
@@ -220,7 +190,7 @@ class DatasetReaderTest {
     @Test
     void shouldDetectACorruptedCachedShardRemoveItAndHealOnTheNextRead() throws Exception {
         ShardCache cache = new ShardCache(store, tmp.resolve("cache"), 1 << 20, true);
-        ShardEntry victim = new CommitLog(store, D, V, clock).latest().shards().get(2);
+        ShardEntry victim = shards.get(2);
         List<String> first = readWith(cache);
         Path cached = cache.pathOf(victim);
         byte[] bytes = Files.readAllBytes(cached);
@@ -238,7 +208,6 @@ class DatasetReaderTest {
 
     @Test
     void shouldKeepTheCacheWithinItsSizeEvictingTheLeastRecentlyUsed() {
-        List<ShardEntry> shards = new CommitLog(store, D, V, clock).latest().shards();
         long limit = shards.get(0).bytes() + shards.get(1).bytes() + shards.get(2).bytes();
         ShardCache cache = new ShardCache(store, tmp.resolve("small"), limit, false);
 
@@ -257,37 +226,23 @@ class DatasetReaderTest {
                 .as("a new instance indexes the files already there").isEqualTo(cache.fileCount());
     }
 
-    @Test
-    void shouldRefuseToResumeBeyondTheEndOfTheStream() {
-        ReaderOptions options = base().resumeFrom(new ReaderState(0, 0, 3, allIds.size() + 1));
-
-        assertThatThrownBy(() -> open(options)).hasMessageContaining("has only " + allIds.size());
-    }
-
     // --- fixtures ---
 
     private ReaderOptions base() {
         return ReaderOptions.of(D, V);
     }
 
-    private ShardCache cache(String name) {
-        return new ShardCache(store, tmp.resolve("cache-" + name), 64 << 20, true);
-    }
-
     private DatasetReader open(ReaderOptions options) {
-        return DatasetReader.open(store, options, cache("shared"), clock, clock::advance);
+        return DatasetReader.open(store, options, new ShardCache(store, tmp.resolve("cache-shared"), 64 << 20, true), clock,
+                clock::advance);
     }
 
-    private List<ReadSample> read(ReaderOptions options) {
-        List<ReadSample> out = new ArrayList<>();
+    private List<String> ids(ReaderOptions options) {
+        List<String> out = new ArrayList<>();
         try (DatasetReader reader = open(options)) {
-            reader.forEachRemaining(out::add);
+            reader.forEachRemaining(s -> out.add(s.row().sampleId()));
         }
         return out;
-    }
-
-    private List<ReadSample> readFollowing(ReaderOptions options) {
-        return read(options);
     }
 
     private List<String> readWith(ShardCache cache) {
@@ -296,21 +251,6 @@ class DatasetReaderTest {
             reader.forEachRemaining(s -> out.add(s.row().sampleId()));
         }
         return out;
-    }
-
-    private static List<String> ids(List<ReadSample> samples) {
-        return samples.stream().map(s -> s.row().sampleId()).toList();
-    }
-
-    private static Set<String> idsOf(List<ShardEntry> shards) {
-        Set<String> ids = new HashSet<>();
-        for (ShardEntry shard : shards) {
-            ShardId id = shard.id();
-            for (int r = 0; r < shard.sampleCount(); r++) {
-                ids.add(ShardPublisher.sampleId(id.lane(), id.sequence(), r));
-            }
-        }
-        return ids;
     }
 
     /** A clock tests move by hand. */

@@ -49,7 +49,7 @@ class ShardPrefetcherTest {
 
     @Test
     void shouldReadTheSameSamplesInTheSameOrderWhateverThePrefetchDepthAndRanges() {
-        ReaderOptions base = ReaderOptions.of(D, V).withShuffle(5, 2).withShuffleBuffer(7).withSplit(0, 1, 1, 2);
+        ReaderOptions base = ReaderOptions.of(D, V).withShuffle(5, 2).withShuffleBlock(7).withRanks(1, 2);
         List<String> plain = ids(base.withFetch(new FetchOptions(0, 1 << 20, Long.MAX_VALUE)), "plain");
         List<String> ahead = ids(base.withFetch(SMALL_RANGES), "ahead");
         List<String> deep = ids(base.withFetch(new FetchOptions(16, 700, 1)), "deep");
@@ -61,9 +61,11 @@ class ShardPrefetcherTest {
 
     @Test
     void shouldResumeToTheSameRestOfTheEpochWithPrefetching() {
-        ReaderOptions options = ReaderOptions.of(D, V).withShuffle(3, 1).withShuffleBuffer(5).withFetch(SMALL_RANGES);
+        ReaderOptions options = ReaderOptions.of(D, V).withShuffle(3, 1).withShuffleBlock(5).withFetch(SMALL_RANGES);
         List<String> all = ids(options, "all");
-        List<String> rest = ids(options.resumeFrom(new ReaderState(1, 3, 2, 11)), "rest");
+        long samples = shards.stream().mapToLong(ShardEntry::sampleCount).sum();
+        ReadState after11 = new ReadState(3, 1, false, samples, 11, List.of(new SourcePin(D, V, 2, null, true, 5, samples)));
+        List<String> rest = ids(options.resumeFrom(after11), "rest");
 
         assertThat(rest).isEqualTo(all.subList(11, all.size()));
     }
