@@ -16,6 +16,7 @@ import h5py
 import numpy as np
 
 from shardflow.format import layout
+from shardflow.format.pages import DEFAULT_PAGE_SIZE, build_page_index, encode_page_index, page_index_key
 from shardflow.format.spec import DatasetSpec, spec_to_json
 from shardflow.reading.log import CommitEntry, ShardEntry, entry_to_json, latest_snapshot_id
 from shardflow.storage.store import ObjectStore
@@ -81,12 +82,16 @@ def _strings(f: h5py.File, name: str, values: List[str]) -> None:
 
 
 class DatasetWriter:
-    """Creates a dataset version and commits shards to it, create-only, as shard-sink would."""
+    """Creates a dataset version and commits shards to it, create-only, as shard-sink would: each
+    shard with a page index of ``page_size`` pages (FORMAT.md), or none when it is None (as shards
+    written before page indexes)."""
 
-    def __init__(self, store: ObjectStore, spec: DatasetSpec, committer: str = "shardflow-testing"):
+    def __init__(self, store: ObjectStore, spec: DatasetSpec, committer: str = "shardflow-testing",
+                 page_size: Optional[int] = DEFAULT_PAGE_SIZE):
         self.store = store
         self.spec = spec
         self.committer = committer
+        self.page_size = page_size
 
     def create(self) -> None:
         key = layout.spec_key(self.spec.name, self.spec.version)
@@ -105,7 +110,18 @@ class DatasetWriter:
         return ShardEntry(shard_id=shard_id, object_key=key, lane=lane, sequence=sequence, sample_count=len(rows),
                           bytes=len(data), sha256=hashlib.sha256(data).hexdigest(),
                           spec_fingerprint=self.spec.fingerprint, first_produced_at=min(produced),
-                          last_produced_at=max(produced), snapshot_id=0), data
+                          last_produced_at=max(produced), snapshot_id=0,
+                          page_index_sha256=self._put_page_index(key, data)), data
+
+    def _put_page_index(self, shard_key: str, data: bytes) -> Optional[str]:
+        """Stores the shard's page index after the shard, as shard-sink does; its SHA-256 for the entry."""
+        if self.page_size is None:
+            return None
+        index = encode_page_index(build_page_index(data, self.page_size))
+        key = page_index_key(shard_key)
+        if not self.store.put_if_absent(key, index) and self.store.get(key) != index:
+            raise FileExistsError(f"{key} already exists with other bytes")
+        return hashlib.sha256(index).hexdigest()
 
     def commit(self, shards: Sequence[ShardEntry], snapshot_id: Optional[int] = None) -> int:
         """Writes the next log entry (create-only) adding ``shards``; returns its snapshot id."""
