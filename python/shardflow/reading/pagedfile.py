@@ -112,6 +112,17 @@ class ShardPages:
     def fetch(self, first: int, last: int) -> None:
         self._fetch(first, last)
 
+    def accept(self, page: int, data: bytes) -> bool:
+        """Keeps ``data``, fetched before this index was known, as page ``page`` if it is exactly
+        that page (size and hash); else drops it (the page is fetched when needed)."""
+        if page >= self.index.page_count or len(data) != self.index.page_span(page)[1] \
+                or hashlib.sha256(data).hexdigest() != self.index.pages[page]:
+            return False
+        self.cache.put(self._key(page), bytes(data))
+        with self._stats_lock:
+            self.stats.pages_verified += 1
+        return True
+
     def _pages(self, first: int, last: int) -> List[bytes]:
         pages: List[Optional[bytes]] = [self.cache.get(self._key(p)) for p in range(first, last + 1)]
         missing = [first + k for k, page in enumerate(pages) if page is None]
@@ -161,15 +172,21 @@ class ShardPages:
     def _get(self, first: int, last: int) -> memoryview:
         start = self.index.page_span(first)[0]
         end = sum(self.index.page_span(last))
-        buffer = bytearray(end - start)
-        size = self.store.read_into(self.shard.object_key, memoryview(buffer), start)
-        if size != self.shard.bytes:
-            raise ChecksumError(self.shard.shard_id, self.shard.object_key, self.shard.sha256, "(not read)",
-                                self.shard.bytes, size, "on a ranged read (the object has another size)")
-        with self._stats_lock:
-            self.stats.page_gets += 1
-            self.stats.page_bytes += len(buffer)
-        return memoryview(buffer)
+        return read_range(self.store, self.shard, start, end - start, self.stats, self._stats_lock)
+
+
+def read_range(store: ObjectStore, shard: ShardEntry, start: int, length: int, stats: FetchStats,
+               stats_lock: threading.Lock) -> memoryview:
+    """Bytes ``start .. start + length`` of the shard object in one ranged GET (not verified)."""
+    buffer = bytearray(length)
+    size = store.read_into(shard.object_key, memoryview(buffer), start)
+    if size != shard.bytes:
+        raise ChecksumError(shard.shard_id, shard.object_key, shard.sha256, "(not read)", shard.bytes, size,
+                            "on a ranged read (the object has another size)")
+    with stats_lock:
+        stats.page_gets += 1
+        stats.page_bytes += len(buffer)
+    return memoryview(buffer)
 
 
 class PagedShardFile(io.RawIOBase):

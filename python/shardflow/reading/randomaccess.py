@@ -18,11 +18,13 @@ Where a shard's bytes come from, best first:
 
 from __future__ import annotations
 
+import atexit
 import bisect
 import itertools
 import logging
 import os
 import threading
+import weakref
 from collections import OrderedDict
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Dict, List, Optional, Sequence, Tuple
@@ -31,16 +33,26 @@ import h5py
 
 from shardflow.errors import FormatError
 from shardflow.format.entries import ShardEntry, Snapshot
-from shardflow.format.pages import PageIndex, page_index_key, parse_page_index
+from shardflow.format.pages import DEFAULT_PAGE_SIZE, PageIndex, page_index_key, parse_page_index
 from shardflow.format.shard import _BufferFile
 from shardflow.format.single import SingleRows
-from shardflow.reading.pagedfile import DEFAULT_PAGE_CACHE_BYTES, FetchStats, PageCache, PagedShardFile, ShardPages
+from shardflow.reading.pagedfile import (DEFAULT_PAGE_CACHE_BYTES, FetchStats, PageCache, PagedShardFile, ShardPages,
+                                        read_range)
 from shardflow.reading.sample import Sample
 
 log = logging.getLogger(__name__)
 
 DEFAULT_OPEN_SHARDS = 16
 DEFAULT_THREADS = 8
+_LIVE: "weakref.WeakSet[RandomAccess]" = weakref.WeakSet()
+
+
+@atexit.register
+def _close_all() -> None:
+    # HDF5 files over Python file objects must be closed before the interpreter tears the objects
+    # down: left to the end, the library may call into a file object already gone (a crash at exit).
+    for random_access in list(_LIVE):
+        random_access.close()
 
 
 class _OpenShard:
@@ -82,6 +94,7 @@ class RandomAccess:
         self._stats_lock = threading.Lock()
         self._pool: Optional[ThreadPoolExecutor] = None
         self._pid = os.getpid()
+        _LIVE.add(self)
 
     def __len__(self) -> int:
         return self._ends[-1] if self._ends else 0
@@ -99,9 +112,7 @@ class RandomAccess:
         return self.snapshot.shards[k], position - (self._ends[k - 1] if k else 0)
 
     def get(self, index: int, attributes: bool = False) -> Sample:
-        shard, row = self.locate(index)
-        with self._lock:
-            return Sample(self._shard(shard).rows.row(row, attributes))
+        return self.get_many([index], attributes)[0]
 
     def get_many(self, indices: Sequence[int], attributes: bool = False) -> List[Sample]:
         """Samples at ``indices``, in that order: the pages they need fetched in parallel first."""
@@ -167,6 +178,21 @@ class RandomAccess:
             if index is not None:
                 self._pages_of(shard, index).read(0, 1)  # the superblock's page
 
+    def _index_and_first_page(self, shard: ShardEntry) -> Tuple[Optional[PageIndex], Optional[ShardPages]]:
+        """The page index, and the pages with page 0 (where HDF5 starts) already in: both GETs at
+        once when the index is not known yet, page 0 fetched at the writers' page size."""
+        first = None
+        if shard.page_index_sha256 and shard.shard_id not in self._indexes:
+            first = self._executor().submit(read_range, self.dataset.store, shard, 0,
+                                            min(DEFAULT_PAGE_SIZE, shard.bytes), self.stats, self._stats_lock)
+        index = self._index(shard)
+        pages = self._pages_of(shard, index) if index is not None else None
+        if first is not None:
+            data = first.result()
+            if pages is not None:
+                pages.accept(0, data)
+        return index, pages
+
     def _open_shard(self, shard: ShardEntry) -> _OpenShard:
         spec = self.dataset.spec
         if shard.spec_fingerprint != spec.fingerprint:
@@ -175,9 +201,8 @@ class RandomAccess:
         pages = None
         source: Any = self.dataset.cache.lookup(shard)
         if source is None:
-            index = self._index(shard)
-            if index is not None:
-                pages = self._pages_of(shard, index)
+            _, pages = self._index_and_first_page(shard)
+            if pages is not None:
                 source = PagedShardFile(pages)
             else:
                 with self._stats_lock:
