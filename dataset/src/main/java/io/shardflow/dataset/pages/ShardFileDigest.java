@@ -26,7 +26,7 @@ public record ShardFileDigest(long bytes, String sha256, PageIndex pageIndex) {
         MessageDigest whole = newSha256();
         MessageDigest page = newSha256();
         List<String> pages = new ArrayList<>();
-        byte[] buffer = new byte[Math.max(pageSize, 1 << 16)];
+        byte[] buffer = new byte[Math.max(pageSize, 1 << 20)];
         long total = 0;
         int inPage = 0;
         try (InputStream in = Files.newInputStream(file)) {
