@@ -42,14 +42,15 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Random access on shards the real pipeline wrote (broker, registry, S3Proxy, ingest-app and
- * shard-sink with each shard writer), 12 KB samples sealed 1,000 to a shard: every shard has a page
+ * shard-sink with each shard writer), 12 KB samples sealed 1,000 to a shard (about 12 MB, the ingest
+ * default; the rest of each of the 3 lanes sealed by age): every shard has a page
  * index; the Java {@link RandomAccess} reads random samples with the published values through a
  * few verified pages; the Python {@code shardflow.tools.bench_random} measures cold {@code ds[i]}
  * latency and bytes against a whole-shard GET in the same run (its figures are printed).
  */
 class RandomAccessRealStackTest {
 
-    private static final int SAMPLES = 3000;
+    private static final int SAMPLES = 6000;
     private static final int SEAL = 1000;
     private static final String DATASET = "frames";
     private static final String DEVICE = "cam-3";
@@ -73,7 +74,7 @@ class RandomAccessRealStackTest {
                 JsonNode bench = runBench(stack.endpoints(), version);
                 System.out.println("---- bench_random, shard.writer=" + writer + " ----\n" + bench.toPrettyString());
                 assertThat(bench.get("page_index_shards").asInt()).isEqualTo(snapshot.shards().size());
-                assertThat(bench.get("cold").get("share_of_shard_max").asDouble()).isLessThan(0.15);
+                assertThat(bench.get("cold").get("share_of_shard_median").asDouble()).isLessThan(0.15);
             }
         }
     }
@@ -91,13 +92,15 @@ class RandomAccessRealStackTest {
         };
         SplittableRandom random = new SplittableRandom(3);
         List<Double> coldMillis = new ArrayList<>();
-        long shardBytes = snapshot.shards().get(0).bytes();
+        List<Double> shares = new ArrayList<>();
         for (int k = 0; k < 40; k++) {
             long index = random.nextLong(SAMPLES);
             ShardCache cache = new ShardCache(counting, work.resolve("cache-" + writer + "-" + k), 1L << 30, true);
             long before = rangeBytes.get();
             long start = System.nanoTime();
+            long shardBytes;
             try (RandomAccess access = new RandomAccess(counting, snapshot, cache)) {
+                shardBytes = access.locate(index).shard().bytes();
                 SampleRow row = access.get(index).row();
                 coldMillis.add((System.nanoTime() - start) / 1e6);
                 long n = Long.parseLong(row.sampleId().substring(row.sampleId().lastIndexOf('-') + 1));
@@ -107,12 +110,20 @@ class RandomAccessRealStackTest {
                         .isEqualTo(synthetic.label(n));
                 assertThat(access.stats().wholeShards()).isZero();
             }
-            assertThat((double) (rangeBytes.get() - before) / shardBytes).as("share of the shard fetched").isLessThan(0.15);
+            long fetched = rangeBytes.get() - before;
+            shares.add((double) fetched / shardBytes);
+            // jHDF: a page or two per dataset; the C library: the ~1 MiB chunk holding the row, and metadata
+            assertThat(fetched).as("bytes of a %d-byte shard fetched", shardBytes)
+                    .isLessThanOrEqualTo(writer.equals("jhdf") ? 512 << 10 : 3 << 19).isLessThan(shardBytes);
         }
+        assertThat(shares.get(shares.size() / 2)).as("median share of its shard fetched").isLessThan(0.15);
         coldMillis.sort(Double::compare);
-        System.out.printf("Java RandomAccess, shard.writer=%s: %d cold samples, p50 %.1f ms, p90 %.1f ms, %.0f KB of "
-                        + "%.1f MB shards fetched per sample%n", writer, coldMillis.size(), coldMillis.get(coldMillis.size() / 2),
-                coldMillis.get(coldMillis.size() * 9 / 10), rangeBytes.get() / 1e3 / coldMillis.size(), shardBytes / 1e6);
+        shares.sort(Double::compare);
+        System.out.printf("Java RandomAccess, shard.writer=%s, shards of %s bytes: %d cold samples, p50 %.1f ms, p90 %.1f ms,"
+                        + " %.0f KB fetched per sample, median %.2f%% of its shard%n", writer,
+                snapshot.shards().stream().map(ShardEntry::bytes).toList(), coldMillis.size(),
+                coldMillis.get(coldMillis.size() / 2), coldMillis.get(coldMillis.size() * 9 / 10),
+                rangeBytes.get() / 1e3 / coldMillis.size(), 100 * shares.get(shares.size() / 2));
     }
 
     private static float[] floats(byte[] bytes) {
@@ -126,7 +137,7 @@ class RandomAccessRealStackTest {
                                  String writer) throws Exception {
         IngestApp ingest = IngestApp.start(new HashMap<>(PipelineSettings.ingest(endpoints, SEAL, 64L << 20,
                 Duration.ofSeconds(5), work.resolve("ingest-" + writer))));
-        Map<String, String> sinkSettings = new HashMap<>(PipelineSettings.sink(endpoints, work.resolve("sink-" + writer),
+        Map<String, Object> sinkSettings = new HashMap<>(PipelineSettings.sink(endpoints, work.resolve("sink-" + writer),
                 "it-sink"));
         sinkSettings.put(SinkConfig.SHARD_WRITER, writer);
         ShardSinkApp sink = ShardSinkApp.start(sinkSettings);
@@ -134,8 +145,13 @@ class RandomAccessRealStackTest {
             CommitLog log = new CommitLog(store, DATASET, version, Clock.systemUTC());
             try (EdgePublisher publisher = EdgePublisher.create(endpoints.bootstrapServers(), endpoints.registryUrl(),
                     "samples", Map.of())) {
+                // Not one at a time: lanes fill to the seal count instead of being sealed by age.
+                List<java.util.concurrent.Future<?>> sent = new ArrayList<>();
                 for (int n = 0; n < SAMPLES; n++) {
-                    publisher.publish(synthetic.sample(n, Instant.ofEpochMilli(PRODUCED_AT + n))).get(30, TimeUnit.SECONDS);
+                    sent.add(publisher.publish(synthetic.sample(n, Instant.ofEpochMilli(PRODUCED_AT + n))));
+                }
+                for (java.util.concurrent.Future<?> ack : sent) {
+                    ack.get(60, TimeUnit.SECONDS);
                 }
             }
             await().atMost(Duration.ofSeconds(180)).pollInterval(Duration.ofMillis(500))
