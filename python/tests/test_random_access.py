@@ -171,3 +171,12 @@ def test_should_check_the_page_index_against_the_log(root):
 
 def test_should_use_the_spec_of_the_dataset(root):
     assert open_ds(root, "v1").spec.tensor_names == SPEC.tensor_names
+
+
+def test_should_read_a_batch_spanning_more_shards_than_it_keeps_open(root, full):
+    ds = open_ds(root, "v2")
+    access = ds.random_access(open_shards=2)
+    everywhere = [0, 45, 47, 166, 167, 230, 320, 1, 46]  # all 6 shards
+    for i, sample in zip(everywhere, ds.get_many(everywhere)):
+        same_sample(sample, without_attributes(full["v2"][i]))
+    assert len(access._open) == 2

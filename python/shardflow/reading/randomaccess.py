@@ -121,13 +121,17 @@ class RandomAccess:
         for shard, row in located:
             by_shard.setdefault(shard.shard_id, (shard, []))[1].append(row)
         with self._lock:
-            self._open_many([shard for shard, _ in by_shard.values()])
-            opened = {sid: self._shard(shard) for sid, (shard, _) in by_shard.items()}
-            self._prefetch([(opened[sid], opened[sid].rows.spans(sorted(set(rows))))
-                            for sid, (_, rows) in by_shard.items()])
-            self._prefetch([(opened[sid], opened[sid].rows.value_spans(sorted(set(rows))))
-                            for sid, (_, rows) in by_shard.items()])
-            return [Sample(opened[shard.shard_id].rows.row(row, attributes)) for shard, row in located]
+            try:
+                self._open_many([shard for shard, _ in by_shard.values()])
+                # every shard of the call stays open until its rows are read, however many they are
+                opened = {sid: self._shard(shard, evict=False) for sid, (shard, _) in by_shard.items()}
+                self._prefetch([(opened[sid], opened[sid].rows.spans(sorted(set(rows))))
+                                for sid, (_, rows) in by_shard.items()])
+                self._prefetch([(opened[sid], opened[sid].rows.value_spans(sorted(set(rows))))
+                                for sid, (_, rows) in by_shard.items()])
+                return [Sample(opened[shard.shard_id].rows.row(row, attributes)) for shard, row in located]
+            finally:
+                self._evict()
 
     def close(self) -> None:
         with self._lock:
@@ -153,7 +157,7 @@ class RandomAccess:
             self._pool = ThreadPoolExecutor(self.threads, thread_name_prefix="shardflow-pages")
         return self._pool
 
-    def _shard(self, shard: ShardEntry) -> _OpenShard:
+    def _shard(self, shard: ShardEntry, evict: bool = True) -> _OpenShard:
         self._check_process()
         opened = self._open.get(shard.shard_id)
         if opened is not None:
@@ -161,9 +165,13 @@ class RandomAccess:
             return opened
         opened = self._open_shard(shard)
         self._open[shard.shard_id] = opened
+        if evict:
+            self._evict()
+        return opened
+
+    def _evict(self) -> None:
         while len(self._open) > self.open_shards:
             self._open.popitem(last=False)[1].close()
-        return opened
 
     def _open_many(self, shards: List[ShardEntry]) -> None:
         """Fetches in parallel what opening these shards starts with: page index and first page."""
