@@ -116,6 +116,7 @@ class RandomAccess:
 
     def get_many(self, indices: Sequence[int], attributes: bool = False) -> List[Sample]:
         """Samples at ``indices``, in that order: the pages they need fetched in parallel first."""
+        self._check_process()  # before taking a lock a forked child may have inherited held
         located = [self.locate(i) for i in indices]
         by_shard: "OrderedDict[str, Tuple[ShardEntry, List[int]]]" = OrderedDict()
         for shard, row in located:
@@ -150,6 +151,7 @@ class RandomAccess:
             self._pool = None
             self._lock = threading.RLock()
             self._stats_lock = threading.Lock()
+            self.pages = PageCache(self.pages.limit_bytes)
             self._pid = os.getpid()
 
     def _executor(self) -> ThreadPoolExecutor:
