@@ -178,4 +178,24 @@ class RandomAccessTest {
             assertThat(Arrays.asList(access.stats().pageGets(), access.stats().wholeShards())).containsOnly(0L);
         }
     }
+
+    @net.jqwik.api.Example
+    void shouldReadAShardWholeWhenItsPageIndexIsMissingOrDoesNotMatchTheLog() {
+        for (java.util.Optional<byte[]> served : List.of(java.util.Optional.<byte[]>empty(),
+                java.util.Optional.of("{\"formatVersion\":1}".getBytes(java.nio.charset.StandardCharsets.UTF_8)))) {
+            RangeRecordingStore recording = new RangeRecordingStore(new io.shardflow.dataset.store.ForwardingObjectStore(store) {
+                @Override
+                public java.util.Optional<byte[]> get(String key) {
+                    return key.endsWith(".pages.json") ? served : super.get(key);
+                }
+            });
+            try (RandomAccess access = open("v1", recording, "no-index-" + served.isPresent())) {
+                assertThat(access.getMany(3, 60, 200)).extracting(ReadSample::row).containsExactly(
+                        versions.get("v1").rowsInSnapshotOrder.get(3), versions.get("v1").rowsInSnapshotOrder.get(60),
+                        versions.get("v1").rowsInSnapshotOrder.get(200));
+                assertThat(access.stats().wholeShards()).isEqualTo(3);
+                assertThat(recording.downloads()).hasSize(3);
+            }
+        }
+    }
 }
