@@ -60,7 +60,8 @@ class SingleRows:
 
     def row(self, i: int, attributes: bool = False) -> Dict[str, Any]:
         """Row ``i`` as ``{tensor: value, ..., "sample_id", "device_id", "produced_at"[, "attributes"]}``:
-        fixed tensors as arrays of their own (not views of a shared buffer), the rest as :class:`ShardRows` gives them."""
+        fixed tensors as arrays of their own (not views of a shared buffer), the rest as
+        :class:`~shardflow.format.rows.ShardRows` gives them."""
         out: Dict[str, Any] = {}
         for t in self.spec.tensors:
             column = self.columns[t.name]

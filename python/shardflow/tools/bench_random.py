@@ -106,8 +106,8 @@ def main(argv=None) -> int:
     if args.json:
         print(json.dumps(result))
         return 0
-    print(f"{result['dataset']} snapshot {result['snapshot']}: {result['samples']} samples in {result['shards']} shards "
-          f"(median {result['shard_mb_median']:.1f} MB, {result['page_index_shards']} with a page index); "
+    print(f"{result['dataset']} snapshot {result['snapshot']}: {result['samples']} samples in {result['shards']} "
+          f"shards (median {result['shard_mb_median']:.1f} MB, {result['page_index_shards']} with a page index); "
           f"{result['measured']} random samples")
     for name in ("cold", "warm", "batch", "whole_shard_get"):
         row = result[name]
