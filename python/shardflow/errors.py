@@ -43,3 +43,30 @@ class ChecksumError(ShardflowError):
 
 class ObjectNotFoundError(ShardflowError):
     """An object the commit log refers to is missing from the store."""
+
+
+class PageChecksumError(ChecksumError):
+    """A page of a shard, fetched with a ranged GET for random access, does not hash to what the
+    shard's page index (named by its commit entry) gives for it; fetched twice, wrong both times.
+
+    Nothing of the page was handed to HDF5; the shard object itself is damaged (run ``dataset verify``).
+    """
+
+    def __init__(self, shard_id: str, object_key: str, page: int, start: int, length: int, expected_sha256: str,
+                 actual_sha256: str):
+        self.shard_id = shard_id
+        self.object_key = object_key
+        self.page = page
+        self.start = start
+        self.length = length
+        self.expected_sha256 = expected_sha256
+        self.actual_sha256 = actual_sha256
+        self.expected_bytes = self.actual_bytes = length
+        self.where = f"page {page}"
+        ShardflowError.__init__(
+            self, f"shard {shard_id} ({object_key}) failed verification of page {page} (bytes {start}..{start + length - 1}):"
+                  f" its page index says sha256 {expected_sha256}, the bytes read have sha256 {actual_sha256}")
+
+    def __reduce__(self):
+        return (PageChecksumError, (self.shard_id, self.object_key, self.page, self.start, self.length,
+                                    self.expected_sha256, self.actual_sha256))

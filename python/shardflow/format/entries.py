@@ -30,6 +30,9 @@ class ShardEntry:
     last_produced_at: int
     snapshot_id: int
     """The snapshot whose commit entry added this shard."""
+    page_index_sha256: Optional[str] = None
+    """SHA-256 of the shard's page index object (FORMAT.md, "Page index"), which lets a reader verify
+    single pages of the shard; None for shards written without one (read whole instead)."""
 
 
 @dataclass(frozen=True)
@@ -149,7 +152,8 @@ def entry_to_json(entry: CommitEntry, source_offsets: Optional[Dict[str, int]] =
             "shardId": s.shard_id, "objectKey": s.object_key, "lane": s.lane, "sequence": s.sequence,
             "sampleCount": s.sample_count, "bytes": s.bytes, "sha256": s.sha256,
             "specFingerprint": s.spec_fingerprint, "firstProducedAt": s.first_produced_at,
-            "lastProducedAt": s.last_produced_at} for s in entry.added_shards],
+            "lastProducedAt": s.last_produced_at,
+            **({"pageIndexSha256": s.page_index_sha256} if s.page_index_sha256 else {})} for s in entry.added_shards],
     }
 
 
@@ -165,12 +169,27 @@ def shard_from_json(node: Dict[str, Any], snapshot_id: int) -> ShardEntry:
         sequence=as_int(node["sequence"]), sample_count=as_int(node["sampleCount"]), bytes=as_int(node["bytes"]),
         sha256=str(node["sha256"]), spec_fingerprint=str(node["specFingerprint"]),
         first_produced_at=as_int(node["firstProducedAt"]), last_produced_at=as_int(node["lastProducedAt"]),
-        snapshot_id=snapshot_id)
+        snapshot_id=snapshot_id, page_index_sha256=_optional_text(node.get("pageIndexSha256")))
     if entry.sample_count < 1 or entry.bytes < 1:
         raise ValueError(f"shard {entry.shard_id} has sampleCount {entry.sample_count} and bytes {entry.bytes}")
-    if len(entry.sha256) != 64 or entry.sha256.strip("0123456789abcdef"):
+    if not is_sha256(entry.sha256):
         raise ValueError(f"shard {entry.shard_id} has sha256 {entry.sha256!r}, expected 64 lowercase hex digits")
+    if entry.page_index_sha256 is not None and not is_sha256(entry.page_index_sha256):
+        raise ValueError(f"shard {entry.shard_id} has pageIndexSha256 {entry.page_index_sha256!r}, expected 64 "
+                         f"lowercase hex digits")
     return entry
+
+
+def is_sha256(text: str) -> bool:
+    return isinstance(text, str) and len(text) == 64 and not text.strip("0123456789abcdef")
+
+
+def _optional_text(value) -> Optional[str]:
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        raise ValueError(f"expected a string, got {value!r}")
+    return value
 
 
 def check_unique(dataset: str, version: str, shards: Sequence[ShardEntry]) -> None:

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import operator
 import os
-from typing import Any, List, Mapping, Optional, Union
+from typing import Any, List, Mapping, Optional, Sequence, Tuple, Union
 
 from shardflow.errors import FormatError, ShardflowError
 from shardflow.format import layout
@@ -14,6 +15,7 @@ from shardflow.reading.cache import DEFAULT_LIMIT_BYTES, DEFAULT_REVERIFY_AFTER,
 from shardflow.reading.fetch import DEFAULT_PREFETCH, DEFAULT_RANGE_SIZE, DEFAULT_RANGE_THRESHOLD, ShardFetcher
 from shardflow.reading.log import CommitLog, ShardEntry, Snapshot
 from shardflow.reading.options import DEFAULT_SHUFFLE_BLOCK, StreamOptions
+from shardflow.reading.randomaccess import RandomAccess
 from shardflow.reading.reader import SampleIterator, read_samples
 from shardflow.reading.sample import METADATA_KEYS, Sample, ShardSource
 from shardflow.storage.store import ObjectStore, S3Settings, open_store
@@ -31,6 +33,10 @@ class Dataset(ShardSource):
     ``$SHARDFLOW_CACHE_DIR`` or ``~/.cache/shardflow/shards``) up to ``cache_limit_bytes``, a cached
     file checked again when opened unless a reader checked it less than ``cache_reverify_after``
     seconds ago (0: every time).
+
+    ``ds[i]``, ``ds[a:b]`` and :meth:`get_many` read samples by index in snapshot order (each shard's
+    rows in commit-log order of the shards), fetching only the pages of a shard they need, each
+    verified (:mod:`shardflow.reading.randomaccess`).
 
     Picklable: DataLoader workers get a copy that opens its own S3 connections.
     """
@@ -90,6 +96,11 @@ class Dataset(ShardSource):
 
     def __len__(self) -> int:
         return self._snapshot.sample_count
+
+    def __getstate__(self):
+        state = dict(self.__dict__)
+        state.pop("_random", None)  # open files and threads stay with the process that made them
+        return state
 
     def refresh(self) -> List[int]:
         """Moves the pin to the latest snapshot; returns the ids of the snapshots that are new."""
@@ -152,6 +163,33 @@ class Dataset(ShardSource):
             raise FormatError(f"shard {shard.shard_id} was written for spec fingerprint {shard.spec_fingerprint}, "
                               f"but {self.name}/{self.version} has {self.spec.fingerprint}")
         return ShardRows(data, self.spec, shard.shard_id, shard.sample_count)
+
+    # ---- random access ----------------------------------------------------------------------
+
+    def random_access(self, **options) -> RandomAccess:
+        """This process's :class:`~shardflow.reading.randomaccess.RandomAccess` on the pinned snapshot;
+        ``options`` (``page_cache_bytes``, ``open_shards``, ``threads``) make a new one with them."""
+        current = self.__dict__.get("_random")
+        if options or current is None or current.snapshot is not self._snapshot or current.dataset is not self:
+            if current is not None and current.dataset is self:
+                current.close()
+            current = RandomAccess(self, self._snapshot, **options)
+            self._random = current
+        return current
+
+    def __getitem__(self, index: Union[int, slice]) -> Union[Sample, List[Sample]]:
+        """Sample ``index`` of the pinned snapshot (negative from the end), or a list for a slice."""
+        if isinstance(index, slice):
+            return self.get_many(range(*index.indices(len(self))))
+        return self.random_access().get(operator.index(index))
+
+    def get_many(self, indices: Sequence[int], attributes: bool = False) -> List[Sample]:
+        """The samples at ``indices`` (in that order), their pages fetched in parallel."""
+        return self.random_access().get_many([operator.index(i) for i in indices], attributes)
+
+    def locate(self, index: int) -> Tuple[ShardEntry, int]:
+        """The shard entry holding sample ``index``, and the sample's row in it."""
+        return self.random_access().locate(operator.index(index))
 
     # ---- samples ----------------------------------------------------------------------------
 

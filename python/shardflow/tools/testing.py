@@ -16,6 +16,7 @@ import h5py
 import numpy as np
 
 from shardflow.format import layout
+from shardflow.format.pages import DEFAULT_PAGE_SIZE, build_page_index, encode_page_index, page_index_key
 from shardflow.format.spec import DatasetSpec, spec_to_json
 from shardflow.reading.log import CommitEntry, ShardEntry, entry_to_json, latest_snapshot_id
 from shardflow.storage.store import ObjectStore
@@ -24,10 +25,12 @@ Row = Mapping[str, Any]
 """``{tensor name: array-like, "sample_id": str, "device_id": str, "produced_at": int, "attributes": dict}``"""
 
 
-def shard_file_bytes(spec: DatasetSpec, shard_id: str, rows: Sequence[Row]) -> bytes:
-    """One shard file in the FORMAT.md layout, as bytes."""
+def shard_file_bytes(spec: DatasetSpec, shard_id: str, rows: Sequence[Row], chunk_rows: Optional[int] = None) -> bytes:
+    """One shard file in the FORMAT.md layout, as bytes: tensors contiguous, or with ``chunk_rows``
+    chunked by that many rows and compressed as the spec says (as the C-library writer stores them)."""
     if not rows:
         raise ValueError("a shard has at least one row")
+    storage = _storage(spec, chunk_rows)
     buffer = io.BytesIO()
     with h5py.File(buffer, "w") as f:
         f.attrs["shardflow_format"] = np.int32(1)
@@ -39,11 +42,11 @@ def shard_file_bytes(spec: DatasetSpec, shard_id: str, rows: Sequence[Row]) -> b
         group = f.create_group("tensors")
         for t in spec.tensors:
             if t.variable:
-                _variable(group, t, [r[t.name] for r in rows])
+                _variable(group, t, [r[t.name] for r in rows], storage)
                 continue
             values = np.stack([np.asarray(r[t.name], dtype=t.numpy_dtype).reshape(t.shape) for r in rows])
             stored = values.astype(np.uint8) if t.dtype == "bool" else values
-            group.create_dataset(t.name, data=stored).attrs["shardflow_dtype"] = t.dtype
+            group.create_dataset(t.name, data=stored, **storage(stored.shape)).attrs["shardflow_dtype"] = t.dtype
         _strings(f, "sample_id", [r["sample_id"] for r in rows])
         _strings(f, "device_id", [r.get("device_id", "test-device") for r in rows])
         f.create_dataset("produced_at", data=np.array([int(r.get("produced_at", 0)) for r in rows], dtype=np.int64))
@@ -52,7 +55,19 @@ def shard_file_bytes(spec: DatasetSpec, shard_id: str, rows: Sequence[Row]) -> b
     return buffer.getvalue()
 
 
-def _variable(group, t, values) -> None:
+def _storage(spec: DatasetSpec, chunk_rows: Optional[int]):
+    """create_dataset options of a tensor dataset of some shape: none (contiguous), or chunks of
+    ``chunk_rows`` rows with the spec's compression."""
+    if chunk_rows is None:
+        return lambda shape: {}
+    kind, _, level = spec.compression.partition(":")
+    filters = {"gzip": {"compression": "gzip", "compression_opts": int(level or 4), "shuffle": True},
+               "lzf": {"compression": "lzf", "shuffle": True}}.get(kind, {})
+    return lambda shape: dict(filters, chunks=(max(1, min(chunk_rows, shape[0])),) + tuple(shape[1:])) \
+        if shape[0] else {}
+
+
+def _variable(group, t, values, storage) -> None:
     """A string, bytes or free-shape tensor as FORMAT.md's values + offsets (+ shapes) group."""
     if t.dtype == "string":
         rows = [np.frombuffer(v.encode("utf-8"), dtype=np.uint8) for v in values]
@@ -65,7 +80,8 @@ def _variable(group, t, values) -> None:
     g.attrs["shardflow_shape"] = "" if t.encoding else t.shape_text()
     if t.encoding:
         g.attrs["shardflow_encoding"] = t.encoding
-    g.create_dataset("values", data=np.concatenate([r.reshape(-1) for r in rows]).astype(t.numpy_dtype))
+    flat = np.concatenate([r.reshape(-1) for r in rows]).astype(t.numpy_dtype)
+    g.create_dataset("values", data=flat, **storage(flat.shape))
     g.create_dataset("offsets", data=np.concatenate([[0], np.cumsum([r.size for r in rows])]).astype(np.int64))
     if t.dtype not in ("string", "bytes"):
         g.create_dataset("shapes", data=np.array([r.shape for r in rows], dtype=np.int64).reshape(len(rows), len(t.shape)))
@@ -81,12 +97,17 @@ def _strings(f: h5py.File, name: str, values: List[str]) -> None:
 
 
 class DatasetWriter:
-    """Creates a dataset version and commits shards to it, create-only, as shard-sink would."""
+    """Creates a dataset version and commits shards to it, create-only, as shard-sink would: each
+    shard with a page index of ``page_size`` pages (FORMAT.md), or none when it is None (as shards
+    written before page indexes); tensors chunked by ``chunk_rows`` rows if given."""
 
-    def __init__(self, store: ObjectStore, spec: DatasetSpec, committer: str = "shardflow-testing"):
+    def __init__(self, store: ObjectStore, spec: DatasetSpec, committer: str = "shardflow-testing",
+                 page_size: Optional[int] = DEFAULT_PAGE_SIZE, chunk_rows: Optional[int] = None):
         self.store = store
         self.spec = spec
         self.committer = committer
+        self.page_size = page_size
+        self.chunk_rows = chunk_rows
 
     def create(self) -> None:
         key = layout.spec_key(self.spec.name, self.spec.version)
@@ -97,7 +118,7 @@ class DatasetWriter:
         """Uploads one shard; returns its log entry (snapshot_id 0 until committed) and its bytes."""
         name, version = self.spec.name, self.spec.version
         shard_id = layout.shard_id(name, version, lane, sequence)
-        data = shard_file_bytes(self.spec, shard_id, rows)
+        data = shard_file_bytes(self.spec, shard_id, rows, self.chunk_rows)
         key = layout.shard_key(name, version, lane, sequence)
         if not self.store.put_if_absent(key, data):
             raise FileExistsError(f"{key} already exists")
@@ -105,7 +126,18 @@ class DatasetWriter:
         return ShardEntry(shard_id=shard_id, object_key=key, lane=lane, sequence=sequence, sample_count=len(rows),
                           bytes=len(data), sha256=hashlib.sha256(data).hexdigest(),
                           spec_fingerprint=self.spec.fingerprint, first_produced_at=min(produced),
-                          last_produced_at=max(produced), snapshot_id=0), data
+                          last_produced_at=max(produced), snapshot_id=0,
+                          page_index_sha256=self._put_page_index(key, data)), data
+
+    def _put_page_index(self, shard_key: str, data: bytes) -> Optional[str]:
+        """Stores the shard's page index after the shard, as shard-sink does; its SHA-256 for the entry."""
+        if self.page_size is None:
+            return None
+        index = encode_page_index(build_page_index(data, self.page_size))
+        key = page_index_key(shard_key)
+        if not self.store.put_if_absent(key, index) and self.store.get(key) != index:
+            raise FileExistsError(f"{key} already exists with other bytes")
+        return hashlib.sha256(index).hexdigest()
 
     def commit(self, shards: Sequence[ShardEntry], snapshot_id: Optional[int] = None) -> int:
         """Writes the next log entry (create-only) adding ``shards``; returns its snapshot id."""

@@ -11,18 +11,15 @@ from __future__ import annotations
 import os
 from typing import Any, Dict, Iterator, List, Mapping, Optional, Tuple
 
-import numpy as np
 import torch
 from torch.utils.data import IterableDataset, get_worker_info
 
-from shardflow.format.media import decode_image
+from shardflow.integrations.torch.convert import convert_sample, tensors_to_convert
 from shardflow.reading.fetch import DEFAULT_PREFETCH, DEFAULT_RANGE_SIZE, DEFAULT_RANGE_THRESHOLD
 from shardflow.reading.options import DEFAULT_SHUFFLE_BLOCK, StreamOptions
 from shardflow.reading.plan import EpochPlan, as_mix
 from shardflow.reading.reader import EpochReader
 
-#: unsigned types torch 1.13 cannot hold, widened to the next signed type (uint64: same bits as int64)
-_WIDENED = {"uint16": np.int32, "uint32": np.int64, "uint64": np.int64}
 _SAMPLE_CHUNK = 64
 
 
@@ -124,8 +121,7 @@ class ShardflowIterableDataset(IterableDataset):
 
     def _iterate(self, plan: EpochPlan, worker: int, workers: int, counting: bool) -> Iterator[Any]:
         rank, world_size = self.rank_and_world_size()
-        converted = [t for t in self.spec.tensors
-                     if (t.encoding and self.decode_images) or t.dtype == "bfloat16" or t.dtype in _WIDENED]
+        converted = tensors_to_convert(self.spec, self.decode_images)
         size = self.batch_size or _SAMPLE_CHUNK
         delivered = 0
         for _, samples in self.reader.batches(plan, rank, world_size, size, worker, workers):
@@ -145,16 +141,7 @@ class ShardflowIterableDataset(IterableDataset):
 
     def _convert(self, sample, tensors):
         """Types torch has no numpy bridge for, and images decoded (see the class notes)."""
-        for t in tensors:
-            value = sample.get(t.name)
-            if t.encoding and self.decode_images:
-                sample[t.name] = torch.from_numpy(decode_image(value))
-            elif t.dtype == "bfloat16":
-                sample[t.name] = torch.from_numpy(np.ascontiguousarray(value).view(np.int16)).view(torch.bfloat16)
-            elif t.dtype in _WIDENED:
-                sample[t.name] = torch.from_numpy(np.asarray(value).astype(_WIDENED[t.dtype]) if t.dtype != "uint64"
-                                                  else np.ascontiguousarray(value).view(np.int64))
-        return sample
+        return convert_sample(sample, tensors, self.decode_images)
 
     # ---- checkpointing -----------------------------------------------------------------------
 

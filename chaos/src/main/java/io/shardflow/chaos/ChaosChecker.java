@@ -63,7 +63,12 @@ final class ChaosChecker {
         entries.forEach(e -> shards.addAll(e.addedShards()));
 
         Set<String> objectKeys = new HashSet<>();
-        shards.forEach(shard -> objectKeys.add(shard.objectKey()));
+        shards.forEach(shard -> {
+            objectKeys.add(shard.objectKey());
+            if (shard.hasPageIndex()) {
+                objectKeys.add(DatasetLayout.pageIndexKey(shard.objectKey())); // it goes with its shard
+            }
+        });
         long[] valueMismatches = {0};
         VerificationReport verified = new SnapshotVerifier(store, scratch).verify(
                 new Snapshot(dataset, version, entries.size(), shards), (shard, row) -> {

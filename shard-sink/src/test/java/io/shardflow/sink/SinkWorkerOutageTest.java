@@ -245,7 +245,8 @@ class SinkWorkerOutageTest {
         assertThat(latest()).as("no new entry, same shard, same object").isEqualTo(before);
         assertThat(store.keys().stream().filter(k -> k.startsWith(DatasetLayout.commitPrefix(DATASET, VERSION))))
                 .hasSize(1);
-        assertThat(store.putCount() - putsBefore).as("the create-only PUT is refused (412) and checked").isEqualTo(1);
+        assertThat(store.putCount() - putsBefore)
+                .as("the create-only PUTs of shard and page index are refused (412) and checked").isEqualTo(2);
         assertThat(zombie.committed(P0)).as("the group refused the zombie's offset commit").isEqualTo(0);
         assertThat(owner.committed(P0)).isEqualTo(4);
     }

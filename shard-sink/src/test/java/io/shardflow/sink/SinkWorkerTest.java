@@ -122,8 +122,8 @@ class SinkWorkerTest {
         assertThat(after.shards().get(0)).isEqualTo(beforeCrash.shards().get(0));
         assertThat(rowsOf(after.shards().get(1))).containsExactly(
                 ShardEvents.expectedRow(10), ShardEvents.expectedRow(11), ShardEvents.expectedRow(12));
-        assertThat(store.putCount() - putsBeforeCrash).as("A's object and one log entry; B is not uploaded again")
-                .isEqualTo(2);
+        assertThat(store.putCount() - putsBeforeCrash)
+                .as("A's object, its page index and one log entry; B is not uploaded again").isEqualTo(3);
         assertThat(logKeys()).hasSize(2);
         assertThat(second.committed(P0)).isEqualTo(8);
         assertThat(second.spools.fileCount()).isZero();

@@ -13,6 +13,7 @@ import java.util.regex.Pattern;
  * <pre>
  * datasets/&lt;d&gt;/&lt;v&gt;/spec.json
  * datasets/&lt;d&gt;/&lt;v&gt;/shards/lane-00003/shard-000000000042.h5
+ * datasets/&lt;d&gt;/&lt;v&gt;/shards/lane-00003/shard-000000000042.h5.pages.json   (its page index)
  * datasets/&lt;d&gt;/&lt;v&gt;/log/00000000000000000042.json
  * datasets/&lt;d&gt;/&lt;v&gt;/checkpoints/99999999999999999959-00000000000000000040.json.gz
  * </pre>
@@ -23,6 +24,7 @@ public final class DatasetLayout {
     private static final Pattern COMMIT_FILE = Pattern.compile("(\\d{20})\\.json");
     private static final Pattern CHECKPOINT_FILE = Pattern.compile("(\\d{20})-(\\d{20})\\.json\\.gz");
     private static final int ID_DIGITS = 20;
+    private static final String PAGE_INDEX_SUFFIX = ".pages.json";
 
     private DatasetLayout() {
     }
@@ -46,6 +48,14 @@ public final class DatasetLayout {
 
     public static String shardKey(ShardId id) {
         return versionPrefix(id.dataset(), id.version()) + "shards/" + id.laneAndSequence() + ".h5";
+    }
+
+    /**
+     * The page index of the shard stored at {@code shardObjectKey} (dataset/FORMAT.md, "Page index"):
+     * {@code shards/lane-00003/shard-000000000042.h5.pages.json}.
+     */
+    public static String pageIndexKey(String shardObjectKey) {
+        return shardObjectKey + PAGE_INDEX_SUFFIX;
     }
 
     /** {@code datasets/<d>/<v>/quarantine/}: one record per shard the sink could not build. */

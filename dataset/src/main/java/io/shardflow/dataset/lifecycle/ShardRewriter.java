@@ -3,6 +3,9 @@ package io.shardflow.dataset.lifecycle;
 import io.shardflow.dataset.layout.DatasetLayout;
 import io.shardflow.dataset.layout.ShardId;
 import io.shardflow.dataset.log.ShardEntry;
+import io.shardflow.dataset.pages.PageIndex;
+import io.shardflow.dataset.pages.PageIndexUpload;
+import io.shardflow.dataset.pages.ShardFileDigest;
 import io.shardflow.dataset.shard.SampleRow;
 import io.shardflow.dataset.shard.ShardDigest;
 import io.shardflow.dataset.shard.ShardFileWriter;
@@ -11,7 +14,6 @@ import io.shardflow.dataset.spec.DatasetSpec;
 import io.shardflow.dataset.store.ObjectStore;
 import io.shardflow.dataset.store.PutOutcome;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -76,8 +78,6 @@ public final class ShardRewriter {
         Path file = scratch.resolve("out-" + id.sequence() + ".h5");
         try {
             writer.write(file, spec, id, rows);
-            String sha = ShardDigest.sha256(file);
-            long bytes = Files.size(file);
             String key = DatasetLayout.shardKey(id);
             if (store.putIfAbsent(key, file) == PutOutcome.ALREADY_EXISTS) {
                 store.download(key, file);
@@ -85,14 +85,14 @@ public final class ShardRewriter {
                     throw new IllegalStateException("object " + key + " exists with other rows than the rewrite of the"
                             + " same shards: refusing to commit it (run dataset verify)");
                 }
-                sha = ShardDigest.sha256(file);
-                bytes = Files.size(file);
             }
+            // The stored object's bytes (ours, or an earlier run's with the same rows), and their pages.
+            ShardFileDigest digest = ShardFileDigest.of(file, PageIndex.DEFAULT_PAGE_SIZE);
+            String pageIndex = PageIndexUpload.publish(store, key, digest.pageIndex()).orElse(null);
             long first = rows.stream().mapToLong(SampleRow::producedAtMillis).min().orElseThrow();
             long last = rows.stream().mapToLong(SampleRow::producedAtMillis).max().orElseThrow();
-            return ShardEntry.of(id, rows.size(), bytes, sha, spec.fingerprint(), first, last);
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot write rewritten shard " + id, e);
+            return ShardEntry.of(id, rows.size(), digest.bytes(), digest.sha256(), spec.fingerprint(), first, last)
+                    .withPageIndex(pageIndex);
         } finally {
             deleteQuietly(file);
         }

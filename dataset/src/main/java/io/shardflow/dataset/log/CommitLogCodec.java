@@ -57,6 +57,10 @@ public final class CommitLogCodec {
             node.put("specFingerprint", shard.specFingerprint());
             node.put("firstProducedAt", shard.firstProducedAt());
             node.put("lastProducedAt", shard.lastProducedAt());
+            if (shard.hasPageIndex()) {
+                // Only when there is one: entries of shards without an index keep their exact bytes.
+                node.put("pageIndexSha256", shard.pageIndexSha256());
+            }
         }
         return root;
     }
@@ -115,7 +119,8 @@ public final class CommitLogCodec {
                     Json.text(node, "sha256", what),
                     Json.text(node, "specFingerprint", what),
                     Json.longValue(node, "firstProducedAt", what),
-                    Json.longValue(node, "lastProducedAt", what)));
+                    Json.longValue(node, "lastProducedAt", what),
+                    Json.optionalText(node, "pageIndexSha256", what)));
         }
         return new CommitEntry(
                 formatVersion,

@@ -1,5 +1,6 @@
 package io.shardflow.dataset.log;
 
+import io.shardflow.dataset.layout.DatasetLayout;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
@@ -187,7 +188,8 @@ final class CommitLogState {
     }
 
     /**
-     * Object keys of the shards of every snapshot in {@code kept}: a shard added by entry {@code a}
+     * Object keys of the shards of every snapshot in {@code kept}, and of the page indexes their
+     * entries name (an index lives and goes with its shard): a shard added by entry {@code a}
      * and removed by entry {@code r} (or never) is in snapshots {@code a..r-1}, so one pass over the
      * entries finds them however many snapshots are kept.
      */
@@ -204,6 +206,9 @@ final class CommitLogState {
                 Long firstKept = kept.ceiling(id);
                 if (firstKept != null && firstKept < removedAt.getOrDefault(shard.shardId(), Long.MAX_VALUE)) {
                     keys.add(shard.objectKey());
+                    if (shard.hasPageIndex()) {
+                        keys.add(DatasetLayout.pageIndexKey(shard.objectKey()));
+                    }
                 }
             }
         }

@@ -12,6 +12,9 @@ import java.util.Objects;
  * @param sha256          lowercase hex SHA-256 of the object's bytes
  * @param firstProducedAt smallest row {@code producedAt} (epoch ms) in the shard
  * @param lastProducedAt  largest row {@code producedAt} (epoch ms) in the shard
+ * @param pageIndexSha256 SHA-256 of the shard's page index object (dataset/FORMAT.md, "Page index"),
+ *                        or null for a shard written without one (older writers): readers then
+ *                        read it whole instead of a page at a time
  */
 public record ShardEntry(
         String shardId,
@@ -23,8 +26,8 @@ public record ShardEntry(
         String sha256,
         String specFingerprint,
         long firstProducedAt,
-        long lastProducedAt) {
-
+        long lastProducedAt,
+        String pageIndexSha256) {
 
     public ShardEntry {
         Objects.requireNonNull(shardId, "shardId");
@@ -43,11 +46,32 @@ public record ShardEntry(
             throw new IllegalArgumentException("shard " + shardId + ": firstProducedAt " + firstProducedAt
                     + " is after lastProducedAt " + lastProducedAt);
         }
+        if (pageIndexSha256 != null && !isSha256(pageIndexSha256)) {
+            throw new IllegalArgumentException("shard " + shardId + ": pageIndexSha256 must be 64 lowercase hex digits, got "
+                    + pageIndexSha256);
+        }
         ShardId parsed = ShardId.parse(shardId);
         if (parsed.lane() != lane || parsed.sequence() != sequence) {
             throw new IllegalArgumentException("shard " + shardId + ": lane " + lane + " / sequence " + sequence
                     + " disagree with the id");
         }
+    }
+
+    /** A shard without a page index. */
+    public ShardEntry(String shardId, String objectKey, int lane, long sequence, int sampleCount, long bytes, String sha256,
+            String specFingerprint, long firstProducedAt, long lastProducedAt) {
+        this(shardId, objectKey, lane, sequence, sampleCount, bytes, sha256, specFingerprint, firstProducedAt,
+                lastProducedAt, null);
+    }
+
+    /** This entry naming the page index whose bytes hash to {@code sha256} (null: none). */
+    public ShardEntry withPageIndex(String sha256) {
+        return new ShardEntry(shardId, objectKey, lane, sequence, sampleCount, bytes, this.sha256, specFingerprint,
+                firstProducedAt, lastProducedAt, sha256);
+    }
+
+    public boolean hasPageIndex() {
+        return pageIndexSha256 != null;
     }
 
     /** The entry for a shard written under its standard key ({@link DatasetLayout#shardKey}). */

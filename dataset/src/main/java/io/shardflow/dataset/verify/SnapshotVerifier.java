@@ -3,6 +3,7 @@ package io.shardflow.dataset.verify;
 import io.shardflow.dataset.log.CommitLog;
 import io.shardflow.dataset.log.ShardEntry;
 import io.shardflow.dataset.log.Snapshot;
+import io.shardflow.dataset.pages.PageIndexCheck;
 import io.shardflow.dataset.shard.SampleRow;
 import io.shardflow.dataset.shard.ShardContents;
 import io.shardflow.dataset.shard.ShardDigest;
@@ -26,7 +27,8 @@ import java.util.function.BiConsumer;
 /**
  * Checks a snapshot against the objects it names, from object storage alone (docs/ARCHITECTURE.md,
  * invariants 1, 2 and 5): every shard object exists with the recorded SHA-256, byte size and sample
- * count, no shard and no object is in the snapshot twice, and no sample id appears twice. With the
+ * count, with a sound page index where its entry names one, no shard and no object is in the
+ * snapshot twice, and no sample id appears twice. With the
  * version's spec it also checks every shard's spec fingerprint and that the checkpoints agree with
  * the log entries read one by one. Each shard's rows can be handed to a visitor for deeper checks
  * (the chaos harness compares them with what was published). The one verifier of the project:
@@ -118,6 +120,9 @@ public final class SnapshotVerifier {
             }
             if (size != entry.bytes()) {
                 problems.add("shard " + entry.shardId() + " has " + size + " bytes, log says " + entry.bytes());
+            }
+            if (sha.equals(entry.sha256())) {
+                problems.addAll(PageIndexCheck.problems(store, entry, file));
             }
             ShardContents contents = reader.read(file);
             if (contents.rows().size() != entry.sampleCount()) {

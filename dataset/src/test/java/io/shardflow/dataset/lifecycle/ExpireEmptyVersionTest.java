@@ -2,6 +2,7 @@ package io.shardflow.dataset.lifecycle;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.shardflow.dataset.layout.DatasetLayout;
 import io.shardflow.dataset.log.CommitLog;
 import io.shardflow.dataset.log.RetentionPolicy;
 import io.shardflow.dataset.log.ShardEntry;
@@ -42,8 +43,11 @@ class ExpireEmptyVersionTest {
 
         assertThat(log.view().latestId()).as("no snapshot, and expire wrote no entry").isZero();
         assertThat(result.expired()).isEmpty();
-        assertThat(result.collected().deleted()).containsExactlyInAnyOrder(crashed.objectKey(), alsoCrashed.objectKey());
-        assertThat(result.collected().tooNew()).containsExactly(inFlight.objectKey());
+        // Each upload is a shard and its page index.
+        assertThat(result.collected().deleted()).containsExactlyInAnyOrder(crashed.objectKey(), alsoCrashed.objectKey(),
+                DatasetLayout.pageIndexKey(crashed.objectKey()), DatasetLayout.pageIndexKey(alsoCrashed.objectKey()));
+        assertThat(result.collected().tooNew()).containsExactlyInAnyOrder(inFlight.objectKey(),
+                DatasetLayout.pageIndexKey(inFlight.objectKey()));
         assertThat(store.head(crashed.objectKey())).isEmpty();
         assertThat(store.head(inFlight.objectKey())).isPresent();
 
@@ -62,7 +66,8 @@ class ExpireEmptyVersionTest {
 
         Expirer.Result result = expire(new CommitLog(store, "cams", "v1", NOW), true);
 
-        assertThat(result.collected().deleted()).containsExactly(crashed.objectKey());
+        assertThat(result.collected().deleted()).containsExactlyInAnyOrder(crashed.objectKey(),
+                DatasetLayout.pageIndexKey(crashed.objectKey()));
         assertThat(store.head(crashed.objectKey())).isPresent();
     }
 

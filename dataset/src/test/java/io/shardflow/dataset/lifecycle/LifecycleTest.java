@@ -175,8 +175,10 @@ class LifecycleTest {
         assertThat(new SnapshotVerifier(store, tmp).verify(log.latest()).problems()).isEmpty();
         assertThat(log.latest().shards()).isEqualTo(latest.shards());
         assertThat(store.keys()).contains(inFlight.objectKey());
-        // The two 2-row shards were merged by the second compaction and no kept snapshot names them.
-        assertThat(result.collected().deleted()).hasSize(2).allMatch(key -> key.contains("/lane-0000"));
+        // The two 2-row shards were merged by the second compaction and no kept snapshot names them
+        // (nor their page indexes, which go with them).
+        assertThat(result.collected().deleted()).hasSize(4).allMatch(key -> key.contains("/lane-0000"))
+                .filteredOn(key -> key.endsWith(".h5.pages.json")).hasSize(2);
     }
 
     @Test

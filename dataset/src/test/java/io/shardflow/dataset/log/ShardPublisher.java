@@ -7,7 +7,9 @@ import io.shardflow.dataset.log.CommitLog;
 import io.shardflow.dataset.log.CommitResult;
 import io.shardflow.dataset.log.ShardEntry;
 import io.shardflow.dataset.shard.SampleRow;
-import io.shardflow.dataset.shard.ShardDigest;
+import io.shardflow.dataset.pages.PageIndex;
+import io.shardflow.dataset.pages.PageIndexUpload;
+import io.shardflow.dataset.pages.ShardFileDigest;
 import io.shardflow.dataset.shard.ShardWriter;
 import io.shardflow.dataset.shard.TensorBytes;
 import io.shardflow.dataset.spec.DatasetSpec;
@@ -28,6 +30,7 @@ import java.util.Map;
  * CLI tests here and, through the test-jar, in other modules. Samples are named
  * {@code s-<lane>-<sequence>-<row>}; tensor {@code x} (int32) holds the row, {@code label} (int64)
  * is {@code (lane + sequence + row) % 3}, produced at {@code 1_700_000_000_000 + sequence * 1000 + row}.
+ * Each shard gets a page index unless {@link #pageIndexes} turns them off.
  */
 public final class ShardPublisher {
 
@@ -37,6 +40,7 @@ public final class ShardPublisher {
     private final DatasetSpec spec;
     private final Path scratch;
     private final CommitLog log;
+    private boolean pageIndexes = true;
 
     public ShardPublisher(ObjectStore store, String dataset, String version, Path scratch, Clock clock) {
         this.store = store;
@@ -49,6 +53,12 @@ public final class ShardPublisher {
 
     public DatasetSpec spec() {
         return spec;
+    }
+
+    /** Whether shards written from now on get a page index, as shard-sink writes them (default), or none, as older writers did. */
+    public ShardPublisher pageIndexes(boolean on) {
+        this.pageIndexes = on;
+        return this;
     }
 
     public static String sampleId(int lane, long sequence, int row) {
@@ -71,11 +81,14 @@ public final class ShardPublisher {
         Path file = scratch.resolve(id.laneAndSequence().replace('/', '_') + ".h5");
         new ShardWriter().write(file, spec, id, samples);
         try {
-            ShardEntry entry = ShardEntry.of(id, rows, Files.size(file), ShardDigest.sha256(file), spec.fingerprint(),
+            ShardFileDigest digest = ShardFileDigest.of(file, PageIndex.DEFAULT_PAGE_SIZE);
+            ShardEntry entry = ShardEntry.of(id, rows, digest.bytes(), digest.sha256(), spec.fingerprint(),
                     BASE_TIME + sequence * 1000, BASE_TIME + sequence * 1000 + rows - 1);
             store.putIfAbsent(DatasetLayout.shardKey(id), file);
             Files.delete(file);
-            return entry;
+            return pageIndexes
+                    ? entry.withPageIndex(PageIndexUpload.publish(store, entry.objectKey(), digest.pageIndex()).orElseThrow())
+                    : entry;
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

@@ -3,17 +3,15 @@ package io.shardflow.sink.write;
 import io.shardflow.dataset.layout.DatasetLayout;
 import io.shardflow.dataset.layout.ShardId;
 import io.shardflow.dataset.log.ShardEntry;
+import io.shardflow.dataset.pages.PageIndex;
+import io.shardflow.dataset.pages.ShardFileDigest;
 import io.shardflow.dataset.shard.ShardAppender;
-import io.shardflow.dataset.shard.ShardDigest;
 import io.shardflow.dataset.shard.ShardFileWriter;
 import io.shardflow.dataset.spec.DatasetSpec;
 import io.shardflow.schemas.internal.SampleAssigned;
 import io.shardflow.schemas.internal.ShardEventCodec;
 import io.shardflow.schemas.internal.ShardSealed;
 import io.shardflow.sink.source.SampleSource;
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.SortedSet;
@@ -69,10 +67,12 @@ public final class ShardBuilder {
             rows.checkComplete(seal.getPayloadBytes());
             appender.finish();
         }
+        // One read of the file hashes it whole (the entry's sha256) and page by page (its page index).
+        ShardFileDigest digest = ShardFileDigest.of(file, PageIndex.DEFAULT_PAGE_SIZE);
         ShardEntry entry = new ShardEntry(id.toString(), DatasetLayout.shardKey(id), id.lane(), id.sequence(),
-                sourceOffsets.length, size(file), ShardDigest.sha256(file), spec.fingerprint(), rows.firstProducedAt(),
+                sourceOffsets.length, digest.bytes(), digest.sha256(), spec.fingerprint(), rows.firstProducedAt(),
                 rows.lastProducedAt());
-        return new BuiltShard(id, file, entry);
+        return new BuiltShard(id, file, entry, digest.pageIndex());
     }
 
     /** The samples-topic offset of each row, from the spooled assignments; every row named exactly once. */
@@ -94,13 +94,5 @@ public final class ShardBuilder {
             offsets[index] = assigned.getSourceOffset();
         }
         return offsets;
-    }
-
-    private static long size(Path file) {
-        try {
-            return Files.size(file);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
     }
 }

@@ -1,9 +1,11 @@
 package io.shardflow.sink.write;
 
 import io.shardflow.dataset.log.ShardEntry;
+import io.shardflow.dataset.pages.PageIndex;
+import io.shardflow.dataset.pages.PageIndexUpload;
+import io.shardflow.dataset.pages.ShardFileDigest;
 import io.shardflow.dataset.retry.Retrier;
 import io.shardflow.dataset.shard.ShardContents;
-import io.shardflow.dataset.shard.ShardDigest;
 import io.shardflow.dataset.shard.ShardReader;
 import io.shardflow.dataset.store.ObjectStore;
 import io.shardflow.dataset.store.PutOutcome;
@@ -37,12 +39,15 @@ public final class ShardUploader {
         this.workDir = workDir;
     }
 
-    /** Uploads the shard if it is not there yet; returns the entry that describes the stored object. */
+    /**
+     * Uploads the shard if it is not there yet, then its page index; returns the entry that describes
+     * the stored object (naming its page index once that is stored too).
+     */
     public ShardEntry upload(BuiltShard shard) {
         String key = shard.entry().objectKey();
         PutOutcome outcome = retrier.call("upload " + key, () -> store.putIfAbsent(key, shard.file()));
         if (outcome == PutOutcome.CREATED) {
-            return shard.entry();
+            return withPageIndex(shard.entry(), shard.pageIndex());
         }
         Path existing = workDir.resolve(shard.file().getFileName() + ".existing");
         try {
@@ -50,27 +55,37 @@ public final class ShardUploader {
                 store.download(key, existing);
                 return null;
             });
-            String stored = ShardDigest.sha256(existing);
-            if (stored.equals(shard.entry().sha256())) {
+            ShardFileDigest stored = ShardFileDigest.of(existing, shard.pageIndex().pageSize());
+            if (stored.sha256().equals(shard.entry().sha256())) {
                 LOG.info("shard {} was already uploaded with identical bytes", key);
-                return shard.entry();
+                return withPageIndex(shard.entry(), shard.pageIndex());
             }
             ShardContents storedRows = reader.read(existing);
             ShardContents ourRows = reader.read(shard.file());
             if (!storedRows.equals(ourRows)) {
                 throw new ShardMismatchException("shard object " + key + " already exists with different rows (sha256 "
-                        + stored + ", replay has " + shard.entry().sha256() + ")");
+                        + stored.sha256() + ", replay has " + shard.entry().sha256() + ")");
             }
             LOG.warn("shard {} already exists with the same rows but other bytes (written on another platform?); "
-                    + "committing the stored object's checksum {}", key, stored);
+                    + "committing the stored object's checksum {}", key, stored.sha256());
             ShardEntry e = shard.entry();
-            return new ShardEntry(e.shardId(), e.objectKey(), e.lane(), e.sequence(), e.sampleCount(), Files.size(existing),
-                    stored, e.specFingerprint(), e.firstProducedAt(), e.lastProducedAt());
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
+            ShardEntry storedEntry = new ShardEntry(e.shardId(), e.objectKey(), e.lane(), e.sequence(), e.sampleCount(),
+                    stored.bytes(), stored.sha256(), e.specFingerprint(), e.firstProducedAt(), e.lastProducedAt());
+            return withPageIndex(storedEntry, stored.pageIndex());
         } finally {
             deleteQuietly(existing);
         }
+    }
+
+    /**
+     * Stores the page index of the stored shard object (after the shard, so an entry names an index
+     * only when both are durable) and names it in the entry; an index already there with other bytes
+     * leaves the entry without one (PageIndexUpload).
+     */
+    private ShardEntry withPageIndex(ShardEntry entry, PageIndex index) {
+        String indexKey = PageIndex.keyOf(entry.objectKey());
+        return entry.withPageIndex(retrier.call("upload " + indexKey,
+                () -> PageIndexUpload.publish(store, entry.objectKey(), index)).orElse(null));
     }
 
     private static void deleteQuietly(Path file) {

@@ -1,7 +1,11 @@
 package io.shardflow.sink.write;
 
+import io.shardflow.dataset.layout.DatasetLayout;
 import io.shardflow.dataset.layout.ShardId;
 import io.shardflow.dataset.log.ShardEntry;
+import io.shardflow.dataset.pages.PageIndex;
+import io.shardflow.dataset.pages.PageIndexCodec;
+import io.shardflow.dataset.pages.ShardFileDigest;
 import io.shardflow.dataset.retry.Retrier;
 import io.shardflow.dataset.shard.ShardDigest;
 import io.shardflow.dataset.shard.ShardFileWriter;
@@ -13,6 +17,7 @@ import io.shardflow.dataset.store.ObjectStoreException;
 import io.shardflow.dataset.store.PutOutcome;
 import io.shardflow.sink.ShardEvents;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
@@ -41,10 +46,43 @@ class ShardUploaderTest {
 
         ShardEntry entry = uploader(store).upload(shard);
 
-        assertThat(entry).isEqualTo(shard.entry());
+        assertThat(entry).isEqualTo(indexed(shard));
         assertThat(store.get(shard.entry().objectKey())).hasValueSatisfying(
                 bytes -> assertThat(bytes).isEqualTo(readAllBytes(shard.file())));
-        assertThat(store.putCount()).isEqualTo(1);
+        byte[] index = store.get(DatasetLayout.pageIndexKey(shard.entry().objectKey())).orElseThrow();
+        assertThat(PageIndexCodec.decode(index, "stored")).isEqualTo(ShardFileDigest.of(shard.file(), PageIndex.DEFAULT_PAGE_SIZE)
+                .pageIndex());
+        assertThat(store.putCount()).as("the shard, then its page index").isEqualTo(2);
+    }
+
+    @Test
+    void shouldCommitNoPageIndexWhenAnotherIsStoredAlready() {
+        BuiltShard shard = build("ours", 1, 2, 3);
+        String indexKey = DatasetLayout.pageIndexKey(shard.entry().objectKey());
+        store.putIfAbsent(indexKey, "{\"formatVersion\":1,\"pageSize\":4096}".getBytes(StandardCharsets.UTF_8));
+
+        ShardEntry entry = uploader(store).upload(shard);
+
+        assertThat(entry).as("readers read this shard whole").isEqualTo(shard.entry());
+        assertThat(entry.hasPageIndex()).isFalse();
+    }
+
+    @Test
+    void shouldRetryAFailedPageIndexUpload() {
+        AtomicInteger failures = new AtomicInteger(2);
+        ForwardingObjectStore flaky = new ForwardingObjectStore(store) {
+            @Override
+            public PutOutcome putIfAbsent(String key, byte[] bytes) {
+                if (failures.getAndDecrement() > 0) {
+                    throw new ObjectStoreException("putIfAbsent", key, "503 Slow Down");
+                }
+                return super.putIfAbsent(key, bytes);
+            }
+        };
+        BuiltShard shard = build("ours", 1, 2);
+
+        assertThat(uploader(flaky).upload(shard)).isEqualTo(indexed(shard));
+        assertThat(sleeps).hasSize(2);
     }
 
     @Test
@@ -55,7 +93,7 @@ class ShardUploaderTest {
 
         ShardEntry entry = uploader(store).upload(replay);
 
-        assertThat(entry).isEqualTo(replay.entry()).isEqualTo(earlier.entry());
+        assertThat(entry).isEqualTo(indexed(replay)).isEqualTo(indexed(earlier));
         assertThat(workFiles()).as("the downloaded copy is removed").containsOnly(replay.file());
     }
 
@@ -91,6 +129,10 @@ class ShardUploaderTest {
         assertThat(entry.sampleCount()).isEqualTo(3);
         assertThat(entry.shardId()).isEqualTo(ours.entry().shardId());
         assertThat(entry.firstProducedAt()).isEqualTo(ours.entry().firstProducedAt());
+        // the page index describes the stored object's pages, not the replay's
+        byte[] index = store.get(DatasetLayout.pageIndexKey(entry.objectKey())).orElseThrow();
+        assertThat(entry.pageIndexSha256()).isEqualTo(ShardFileDigest.sha256Hex(index, 0, index.length));
+        assertThat(PageIndexCodec.decode(index, "stored").shardSha256()).isEqualTo(entry.sha256());
         assertThat(workFiles()).containsOnly(ours.file());
     }
 
@@ -121,7 +163,7 @@ class ShardUploaderTest {
         };
         BuiltShard shard = build("ours", 1, 2);
 
-        assertThat(uploader(flaky).upload(shard)).isEqualTo(shard.entry());
+        assertThat(uploader(flaky).upload(shard)).isEqualTo(indexed(shard));
         assertThat(sleeps).hasSize(2);
     }
 
@@ -140,8 +182,9 @@ class ShardUploaderTest {
         };
         BuiltShard shard = build("ours", 1, 2);
 
-        assertThat(uploader(lossy).upload(shard)).isEqualTo(shard.entry());
-        assertThat(store.keys()).containsExactly(shard.entry().objectKey());
+        assertThat(uploader(lossy).upload(shard)).isEqualTo(indexed(shard));
+        assertThat(store.keys()).containsExactly(shard.entry().objectKey(),
+                DatasetLayout.pageIndexKey(shard.entry().objectKey()));
     }
 
     @Test
@@ -153,6 +196,12 @@ class ShardUploaderTest {
                 .isInstanceOf(ObjectStoreException.class)
                 .hasMessageContaining("gave up after 3 attempts");
         assertThat(store.keys()).isEmpty();
+    }
+
+    /** The entry a shard is committed with: naming the page index of its bytes. */
+    private static ShardEntry indexed(BuiltShard shard) {
+        byte[] index = PageIndexCodec.encode(shard.pageIndex());
+        return shard.entry().withPageIndex(ShardFileDigest.sha256Hex(index, 0, index.length));
     }
 
     private ShardUploader uploader(io.shardflow.dataset.store.ObjectStore target) {
