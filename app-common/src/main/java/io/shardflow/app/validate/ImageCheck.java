@@ -1,4 +1,4 @@
-package io.shardflow.ingest.validate;
+package io.shardflow.app.validate;
 
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;

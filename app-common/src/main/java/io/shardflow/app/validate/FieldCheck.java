@@ -1,4 +1,4 @@
-package io.shardflow.ingest.validate;
+package io.shardflow.app.validate;
 
 import io.shardflow.dataset.spec.Names;
 import io.shardflow.schemas.Sample;

@@ -1,10 +1,10 @@
-package io.shardflow.ingest.validate;
+package io.shardflow.app.validate;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.shardflow.dataset.spec.DatasetSpec;
 import io.shardflow.dataset.spec.TensorSpec;
-import io.shardflow.ingest.spec.SpecSource;
+import io.shardflow.app.spec.SpecSource;
 import io.shardflow.schemas.DType;
 import io.shardflow.schemas.Sample;
 import io.shardflow.schemas.Tensor;

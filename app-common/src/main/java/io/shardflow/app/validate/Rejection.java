@@ -1,4 +1,4 @@
-package io.shardflow.ingest.validate;
+package io.shardflow.app.validate;
 
 /** Why one record was refused: a stable code for machines and a sentence for people. */
 public record Rejection(RejectReason reason, String detail) {

@@ -1,8 +1,8 @@
-package io.shardflow.ingest.validate;
+package io.shardflow.app.validate;
 
 import io.shardflow.dataset.spec.DatasetSpec;
 import io.shardflow.dataset.spec.TensorSpec;
-import io.shardflow.ingest.spec.SpecSource;
+import io.shardflow.app.spec.SpecSource;
 import io.shardflow.schemas.DType;
 import io.shardflow.schemas.Sample;
 import io.shardflow.schemas.Tensor;

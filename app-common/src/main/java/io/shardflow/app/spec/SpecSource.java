@@ -1,4 +1,4 @@
-package io.shardflow.ingest.spec;
+package io.shardflow.app.spec;
 
 import io.shardflow.dataset.spec.DatasetSpec;
 import java.util.Optional;

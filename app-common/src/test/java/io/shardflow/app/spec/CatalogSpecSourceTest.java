@@ -1,11 +1,14 @@
-package io.shardflow.ingest.spec;
+package io.shardflow.app.spec;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.shardflow.dataset.catalog.DatasetCatalog;
 import io.shardflow.dataset.store.ForwardingObjectStore;
 import io.shardflow.dataset.store.InMemoryObjectStore;
-import io.shardflow.ingest.support.TestSamples;
+import io.shardflow.dataset.spec.DType;
+import io.shardflow.dataset.spec.DatasetSpec;
+import io.shardflow.dataset.spec.TensorSpec;
+import java.util.List;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -15,6 +18,10 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
 class CatalogSpecSourceTest {
+
+    private static final DatasetSpec SPEC = new DatasetSpec("cams", "v1",
+            List.of(new TensorSpec("image", DType.FLOAT32, List.of(2, 2)), new TensorSpec("label", DType.INT64, List.of())),
+            "label", "tests", "test dataset", 0L, false, Instant.EPOCH);
 
     private final InMemoryObjectStore backing = new InMemoryObjectStore();
     private final AtomicInteger reads = new AtomicInteger();
@@ -37,21 +44,21 @@ class CatalogSpecSourceTest {
 
     @Test
     void shouldReadAKnownSpecOnceAndKeepIt() {
-        new DatasetCatalog(backing).create(TestSamples.spec());
+        new DatasetCatalog(backing).create(SPEC);
         for (int i = 0; i < 5; i++) {
-            assertThat(source.find(TestSamples.DATASET, TestSamples.VERSION)).contains(TestSamples.spec());
+            assertThat(source.find("cams", "v1")).contains(SPEC);
         }
         assertThat(reads).hasValue(1);
     }
 
     @Test
     void shouldRememberAMissForTheTtlThenAskAgain() {
-        assertThat(source.find(TestSamples.DATASET, TestSamples.VERSION)).isEmpty();
-        new DatasetCatalog(backing).create(TestSamples.spec());
+        assertThat(source.find("cams", "v1")).isEmpty();
+        new DatasetCatalog(backing).create(SPEC);
         clock.advance(Duration.ofSeconds(9));
-        assertThat(source.find(TestSamples.DATASET, TestSamples.VERSION)).as("still within the miss TTL").isEmpty();
+        assertThat(source.find("cams", "v1")).as("still within the miss TTL").isEmpty();
         clock.advance(Duration.ofSeconds(1));
-        assertThat(source.find(TestSamples.DATASET, TestSamples.VERSION)).contains(TestSamples.spec());
+        assertThat(source.find("cams", "v1")).contains(SPEC);
     }
 
     @Test

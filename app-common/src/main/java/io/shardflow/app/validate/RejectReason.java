@@ -1,4 +1,4 @@
-package io.shardflow.ingest.validate;
+package io.shardflow.app.validate;
 
 /**
  * Machine-readable reason a record went to the dead-letter topic; written as the

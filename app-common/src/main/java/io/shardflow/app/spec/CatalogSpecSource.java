@@ -1,4 +1,4 @@
-package io.shardflow.ingest.spec;
+package io.shardflow.app.spec;
 
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;

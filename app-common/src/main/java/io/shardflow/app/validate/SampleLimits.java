@@ -1,4 +1,4 @@
-package io.shardflow.ingest.validate;
+package io.shardflow.app.validate;
 
 /**
  * Per-sample limits that keep one record from costing the pipeline unbounded memory. Ids and
