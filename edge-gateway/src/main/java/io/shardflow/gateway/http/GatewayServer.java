@@ -1,0 +1,103 @@
+package io.shardflow.gateway.http;
+
+import io.javalin.Javalin;
+import io.javalin.http.Context;
+import io.shardflow.gateway.parse.BadRequest;
+import java.time.Duration;
+import org.eclipse.jetty.server.HttpConfiguration;
+import org.eclipse.jetty.server.HttpConnectionFactory;
+import org.eclipse.jetty.server.NetworkConnectionLimit;
+import org.eclipse.jetty.server.SecureRequestCustomizer;
+import org.eclipse.jetty.server.Server;
+import org.eclipse.jetty.server.ServerConnector;
+import org.eclipse.jetty.server.SslConnectionFactory;
+import org.eclipse.jetty.util.ssl.SslContextFactory;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The API's HTTP server: Javalin on Jetty 12, one listener (TLS when a key store is configured),
+ * the routes of {@code openapi.json}, and the protections a public listener needs: a connection
+ * limit, an idle timeout and a minimum request data rate (a slow body is dropped, its thread
+ * freed). Every refusal is a problem-details answer; an unexpected exception is logged and
+ * answered 500 (a bug: the contract has no 5xx but 503).
+ */
+public final class GatewayServer implements AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(GatewayServer.class);
+    public static final String SAMPLES = "/v1/datasets/{dataset}/versions/{version}/samples";
+    public static final String SPEC = "/v1/datasets/{dataset}/versions/{version}/spec";
+    public static final String OPENAPI = "/openapi.json";
+
+    private final Javalin app;
+
+    /**
+     * @param ssl null for plain HTTP
+     */
+    public record Listener(String host, int port, SslContextFactory.Server ssl, Duration idleTimeout, long minDataRate, int maxConnections) {
+    }
+
+    GatewayServer(Listener listener, SamplesEndpoint samples, SpecEndpoint spec, String openApi, GatewayMetrics metrics) {
+        this.app = Javalin.create(config -> {
+            config.startup.showJavalinBanner = false;
+            config.startup.showOldJavalinVersionWarning = false;
+            config.http.prefer405over404 = true;
+            config.jetty.modifyHttpConfiguration(http -> {
+                http.setSendServerVersion(false);
+                http.setIdleTimeout(listener.idleTimeout().toMillis());
+                http.setMinRequestDataRate(listener.minDataRate());
+            });
+            config.jetty.addConnector((server, http) -> connector(server, http, listener));
+            config.jetty.modifyServer(server -> server.addBean(new NetworkConnectionLimit(listener.maxConnections(), server)));
+            config.routes.post(SAMPLES, samples::handle);
+            config.routes.get(SPEC, spec::handle);
+            config.routes.get(OPENAPI, ctx -> ctx.contentType("application/json").result(openApi));
+            config.routes.exception(BadRequest.class, (e, ctx) -> send(ctx, Problem.of(e.status(), e.code(), e.getMessage())));
+            config.routes.exception(SamplesEndpoint.Refused.class, (e, ctx) -> send(ctx, e.problem));
+            config.routes.exception(Exception.class, (e, ctx) -> {
+                LOG.error("unexpected failure on {} {}", ctx.method(), ctx.path(), e);
+                send(ctx, Problem.of(500, "INTERNAL_ERROR", "the gateway failed unexpectedly; nothing was acknowledged"));
+            });
+            config.routes.after(ctx -> metrics.answered(ctx.statusCode()));
+        });
+    }
+
+    private static void send(Context ctx, Problem problem) {
+        if (problem.status() == 401) {
+            ctx.header("WWW-Authenticate", "Bearer");
+        }
+        problem.send(ctx);
+    }
+
+    private static ServerConnector connector(Server server, HttpConfiguration http, Listener listener) {
+        ServerConnector connector;
+        if (listener.ssl() == null) {
+            connector = new ServerConnector(server, new HttpConnectionFactory(http));
+        } else {
+            HttpConfiguration https = new HttpConfiguration(http);
+            SecureRequestCustomizer secure = new SecureRequestCustomizer();
+            secure.setSniHostCheck(false); // devices may connect by address; the certificate names the service
+            https.addCustomizer(secure);
+            connector = new ServerConnector(server, new SslConnectionFactory(listener.ssl(), "http/1.1"), new HttpConnectionFactory(https));
+        }
+        connector.setHost(listener.host());
+        connector.setPort(listener.port());
+        connector.setIdleTimeout(listener.idleTimeout().toMillis());
+        return connector;
+    }
+
+    public GatewayServer start() {
+        app.start();
+        LOG.info("edge-gateway listening on port {}", port());
+        return this;
+    }
+
+    public int port() {
+        return ((ServerConnector) app.jettyServer().server().getConnectors()[0]).getLocalPort();
+    }
+
+    @Override
+    public void close() {
+        app.stop();
+    }
+}
