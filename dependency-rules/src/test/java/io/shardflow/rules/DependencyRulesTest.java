@@ -24,7 +24,7 @@ class DependencyRulesTest {
     void shouldSeeTheProductionClassesOfEveryModule() {
         assertThat(production.stream().map(JavaClass::getName)).contains("io.shardflow.schemas.Sample",
                 "io.shardflow.dataset.log.CommitLog", "io.shardflow.reader.DatasetReader", "io.shardflow.edge.EdgePublisher",
-                "io.shardflow.app.ConfigFiles", "io.shardflow.ingest.IngestApp", "io.shardflow.sink.SinkWorker",
+                "io.shardflow.app.ConfigFiles", "io.shardflow.ingest.IngestApp", "io.shardflow.sink.SinkWorker", "io.shardflow.gateway.GatewayApp",
                 "io.shardflow.stack.LocalStack", "io.shardflow.chaos.ChaosRun", "io.shardflow.cli.Shardflow");
         assertThat(production.stream().map(JavaClass::getPackageName)).noneMatch(name -> name.contains(".violation"));
     }
@@ -32,6 +32,11 @@ class DependencyRulesTest {
     @Test
     void shouldKeepTheServicesFreeOfReaderAndTooling() {
         DependencyRules.SERVICES_STAY_SERVICES.check(production);
+    }
+
+    @Test
+    void shouldKeepTheGatewayOutOfTheOtherServices() {
+        DependencyRules.SERVICES_STAY_APART.check(production);
     }
 
     @Test
