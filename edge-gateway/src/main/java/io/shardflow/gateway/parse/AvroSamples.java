@@ -4,7 +4,6 @@ import io.shardflow.schemas.Sample;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
-import org.apache.avro.AvroRuntimeException;
 import org.apache.avro.SystemLimitException;
 import org.apache.avro.io.BinaryDecoder;
 import org.apache.avro.io.DecoderFactory;
@@ -53,7 +52,11 @@ public final class AvroSamples {
                 sample.setDeviceId(context.deviceId());
                 samples.add(new ParsedSample(sample, claimed));
             }
-        } catch (IOException | AvroRuntimeException | IndexOutOfBoundsException | NegativeArraySizeException e) {
+        } catch (BadRequest e) {
+            throw e;
+        } catch (IOException | RuntimeException e) {
+            // Garbage makes Avro's reader throw whatever it meets first (a length past the VM limit is an
+            // UnsupportedOperationException): every one of them means the body is not a Sample.
             throw BadRequest.malformed("sample " + samples.size() + " is not an Avro binary Sample: " + e.getClass().getSimpleName()
                     + (e.getMessage() == null ? "" : ": " + e.getMessage()));
         }

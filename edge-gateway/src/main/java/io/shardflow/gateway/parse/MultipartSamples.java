@@ -55,6 +55,11 @@ public final class MultipartSamples {
             }
         } catch (ExecutionException e) {
             throw BadRequest.malformed("the multipart body cannot be parsed: " + e.getCause().getMessage());
+        } catch (BadRequest e) {
+            throw e;
+        } catch (RuntimeException e) {
+            // The body is whole in memory: whatever the parser trips over is in the body, not an outage.
+            throw BadRequest.malformed("the multipart body cannot be parsed: " + e.getClass().getSimpleName());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw BadRequest.malformed("interrupted while parsing the multipart body");
