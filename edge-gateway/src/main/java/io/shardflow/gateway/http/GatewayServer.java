@@ -48,7 +48,11 @@ public final class GatewayServer implements AutoCloseable {
                 http.setMinRequestDataRate(listener.minDataRate());
             });
             config.jetty.addConnector((server, http) -> connector(server, http, listener));
-            config.jetty.modifyServer(server -> server.addBean(new NetworkConnectionLimit(listener.maxConnections(), server)));
+            config.jetty.modifyServer(server -> {
+                server.addBean(new NetworkConnectionLimit(listener.maxConnections(), server));
+                server.setErrorHandler(new ProblemErrorHandler());
+            });
+            config.jetty.modifyServletContextHandler(context -> context.setErrorHandler(new ProblemErrorHandler()));
             config.routes.post(SAMPLES, samples::handle);
             config.routes.get(SPEC, spec::handle);
             config.routes.get(OPENAPI, ctx -> ctx.contentType("application/json").result(openApi));
