@@ -24,17 +24,27 @@ final class GatewayClient {
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
     private final String base;
     private final String token;
+    private final String version;
 
     GatewayClient(String base, String token) {
+        this(base, token, GatewayFixture.VERSION);
+    }
+
+    GatewayClient(String base, String token, String version) {
         this.base = base;
         this.token = token;
+        this.version = version;
     }
 
     record Answer(int status, JsonNode body, HttpResponse<byte[]> raw) {
     }
 
     static String samplesPath() {
-        return "/v1/datasets/" + GatewayFixture.DATASET + "/versions/" + GatewayFixture.VERSION + "/samples";
+        return samplesPath(GatewayFixture.VERSION);
+    }
+
+    static String samplesPath(String version) {
+        return "/v1/datasets/" + GatewayFixture.DATASET + "/versions/" + version + "/samples";
     }
 
     /** Sample {@code n}: the synthetic image and label, under sample id {@code id}. */
@@ -62,7 +72,11 @@ final class GatewayClient {
     }
 
     Answer post(byte[] body, String contentType, String idempotencyKey) throws IOException, InterruptedException {
-        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(base + samplesPath())).timeout(Duration.ofSeconds(60))
+        return post(body, contentType, idempotencyKey, Duration.ofSeconds(60));
+    }
+
+    Answer post(byte[] body, String contentType, String idempotencyKey, Duration timeout) throws IOException, InterruptedException {
+        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(base + samplesPath(version))).timeout(timeout)
                 .header("Content-Type", contentType).POST(HttpRequest.BodyPublishers.ofByteArray(body));
         if (token != null) {
             request.header("Authorization", "Bearer " + token);
