@@ -4,6 +4,8 @@
 #      the PyTorch reader tests; the package itself works without it), only if missing;
 #   2. a virtualenv at ${SHARDFLOW_VENV:-~/.cache/shardflow/venv} that sees those packages;
 #   3. `pip install -e python/` when python/pyproject.toml exists (re-run only when it changes).
+#   4. Schemathesis (pinned), which fuzzes the HTTP gateway against its OpenAPI document
+#      (integration-tests GatewayContractTest), only if missing or another version.
 # Prints the venv's python as its last line, e.g.  PY=$(scripts/setup-python.sh | tail -n1)
 #
 # The venv is made with /usr/bin/python3 on purpose: the `python3` on PATH may be a pyenv build
@@ -133,7 +135,18 @@ install_project() {
   printf '%s' "$stamp" >"$stamp_file"
 }
 
+# The gateway's contract test runs the Schemathesis CLI from this venv (python/pyproject.toml extra "contract").
+SCHEMATHESIS_VERSION=4.32.5
+install_contract_tools() {
+  if [[ "$("$VENV/bin/schemathesis" --version 2>/dev/null)" == *" $SCHEMATHESIS_VERSION" ]]; then
+    return 0
+  fi
+  run_step pip-schemathesis env PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_NO_INPUT=1 \
+    "$VENV/bin/python" -m pip install -q "schemathesis==$SCHEMATHESIS_VERSION"
+}
+
 install_debian_packages
 create_venv
 install_project
+install_contract_tools
 echo "$VENV/bin/python"

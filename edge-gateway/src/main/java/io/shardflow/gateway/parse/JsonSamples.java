@@ -12,6 +12,7 @@ import io.shardflow.schemas.Tensor;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.time.Instant;
+import java.time.OffsetDateTime;
 import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.Base64;
@@ -57,7 +58,10 @@ public final class JsonSamples {
         try {
             root = mapper.readTree(body);
         } catch (StreamConstraintsException e) {
-            throw new BadRequest(413, "REQUEST_TOO_LARGE", "the JSON holds more than the request limits allow: " + e.getOriginalMessage());
+            // Too many tokens is a body too large for its sample limits (413); an absurd number or nesting is malformed (400).
+            boolean tooMany = e.getOriginalMessage() != null && e.getOriginalMessage().startsWith("Token count");
+            throw new BadRequest(tooMany ? 413 : 400, tooMany ? "REQUEST_TOO_LARGE" : "MALFORMED_REQUEST",
+                    "the JSON breaks the request limits: " + e.getOriginalMessage());
         } catch (JsonProcessingException e) {
             throw BadRequest.malformed("the body is not valid JSON: " + e.getOriginalMessage());
         } catch (IOException e) {
@@ -94,9 +98,9 @@ public final class JsonSamples {
         String producedText = text(object, "produced_at", where, false);
         if (producedText != null) {
             try {
-                producedAt = Instant.parse(producedText);
+                producedAt = OffsetDateTime.parse(producedText).toInstant();
             } catch (DateTimeParseException e) {
-                throw BadRequest.malformed(where + ".produced_at must be an RFC 3339 UTC time such as 2026-01-31T12:00:00Z");
+                throw BadRequest.malformed(where + ".produced_at must be an RFC 3339 time such as 2026-01-31T12:00:00Z");
             }
         }
         Map<String, String> attributes = new LinkedHashMap<>();
