@@ -89,7 +89,7 @@ public final class MultipartSamples {
 
     private static byte[] bytes(MultiPart.Part part) {
         try {
-            ByteBuffer buffer = Content.Source.asByteBuffer(part.newContentSource());
+            ByteBuffer buffer = Content.Source.asByteBuffer(part.createContentSource());
             byte[] bytes = new byte[buffer.remaining()];
             buffer.get(bytes);
             return bytes;
