@@ -65,9 +65,15 @@ public final class LocalGateway {
     /** Starts an attached gateway and waits until it listens; {@code overrides} go over {@link #settings}. */
     public static ServiceProcess start(StackEndpoints stack, Path stackDir, Path workDir, int port, Map<String, String> overrides,
                                        Duration timeout) {
+        return start(stack, stackDir, workDir, port, overrides, ServiceProcess.DEFAULT_JVM_OPTIONS, timeout);
+    }
+
+    /** As above, with the gateway JVM's own options (heap, GC): the overload tests and the benchmark bound its heap. */
+    public static ServiceProcess start(StackEndpoints stack, Path stackDir, Path workDir, int port, Map<String, String> overrides,
+                                       List<String> jvmOptions, Duration timeout) {
         Map<String, String> settings = settings(stack, stackDir, port);
         settings.putAll(overrides);
-        ServiceProcess process = ServiceProcess.start(NAME, GatewayApp.class.getName(), settings, workDir);
+        ServiceProcess process = ServiceProcess.start(NAME, GatewayApp.class.getName(), settings, workDir, jvmOptions, List.of());
         awaitListening(process, port, timeout);
         return process;
     }

@@ -7,6 +7,7 @@ import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
 import io.shardflow.dataset.spec.Names;
 import io.shardflow.dataset.store.ObjectStore;
 import io.shardflow.dataset.store.PutOutcome;
+import io.shardflow.gateway.config.QuotaSettings;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.security.SecureRandom;
@@ -63,6 +64,12 @@ public final class TokenStore {
                          String description) {
         if (deviceId == null || deviceId.isBlank() || deviceId.length() > 256 || deviceId.chars().anyMatch(Character::isISOControl)) {
             throw new IllegalArgumentException("device id must be 1..256 characters without control characters");
+        }
+        if (requestsPerSecond != null && !(requestsPerSecond >= 0.001 && requestsPerSecond <= QuotaSettings.MAX_REQUESTS_PER_SECOND)) {
+            throw new IllegalArgumentException("requests per second must be within 0.001.." + QuotaSettings.MAX_REQUESTS_PER_SECOND);
+        }
+        if (bytesPerSecond != null && (bytesPerSecond < 1 || bytesPerSecond > QuotaSettings.MAX_BYTES_PER_SECOND)) {
+            throw new IllegalArgumentException("bytes per second must be within 1.." + QuotaSettings.MAX_BYTES_PER_SECOND);
         }
         if (datasets.isEmpty()) {
             throw new IllegalArgumentException("a token needs at least one dataset (or * for all)");

@@ -21,12 +21,16 @@ public record QuotaSettings(double requestsPerSecond, long requestBurst, long by
     public static final String BYTE_BURST = "quota.bytes.burst";
     public static final String AUTH_FAILURES_PER_MINUTE = "quota.auth.failures.per.minute";
 
+    /** The token buckets refill at most one token a nanosecond. */
+    public static final long MAX_BYTES_PER_SECOND = 1_000_000_000L;
+    public static final double MAX_REQUESTS_PER_SECOND = 1_000_000.0;
+
     static void define(ConfigDef definition) {
         definition
-                .define(REQUESTS_PER_SECOND, Type.DOUBLE, 20.0, Range.atLeast(0.001), Importance.MEDIUM,
+                .define(REQUESTS_PER_SECOND, Type.DOUBLE, 20.0, Range.between(0.001, MAX_REQUESTS_PER_SECOND), Importance.MEDIUM,
                         "sustained requests per second per device (429 above)")
                 .define(REQUEST_BURST, Type.LONG, 40L, Range.atLeast(1), Importance.MEDIUM, "requests a device may send at once")
-                .define(BYTES_PER_SECOND, Type.LONG, 8L << 20, Range.atLeast(1), Importance.MEDIUM,
+                .define(BYTES_PER_SECOND, Type.LONG, 8L << 20, Range.between(1, MAX_BYTES_PER_SECOND), Importance.MEDIUM,
                         "sustained request body bytes per second per device (429 above)")
                 .define(BYTE_BURST, Type.LONG, 32L << 20, Range.atLeast(1), Importance.MEDIUM,
                         "body bytes a device may send at once; at least request.max.bytes")

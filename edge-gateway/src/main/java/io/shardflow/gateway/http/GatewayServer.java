@@ -34,7 +34,8 @@ public final class GatewayServer implements AutoCloseable {
     /**
      * @param ssl null for plain HTTP
      */
-    public record Listener(String host, int port, SslContextFactory.Server ssl, Duration idleTimeout, long minDataRate, int maxConnections) {
+    public record Listener(String host, int port, SslContextFactory.Server ssl, Duration idleTimeout, long minDataRate, int maxConnections,
+                           long maxRequestBytes) {
     }
 
     GatewayServer(Listener listener, SamplesEndpoint samples, SpecEndpoint spec, String openApi, GatewayMetrics metrics) {
@@ -56,14 +57,47 @@ public final class GatewayServer implements AutoCloseable {
             config.routes.post(SAMPLES, samples::handle);
             config.routes.get(SPEC, spec::handle);
             config.routes.get(OPENAPI, ctx -> ctx.contentType("application/json").result(openApi));
-            config.routes.exception(BadRequest.class, (e, ctx) -> send(ctx, Problem.of(e.status(), e.code(), e.getMessage())));
-            config.routes.exception(SamplesEndpoint.Refused.class, (e, ctx) -> send(ctx, e.problem));
+            config.routes.exception(BadRequest.class, (e, ctx) -> {
+                drain(ctx, listener.maxRequestBytes());
+                send(ctx, Problem.of(e.status(), e.code(), e.getMessage()));
+            });
+            config.routes.exception(SamplesEndpoint.Refused.class, (e, ctx) -> {
+                drain(ctx, listener.maxRequestBytes());
+                send(ctx, e.problem);
+            });
             config.routes.exception(Exception.class, (e, ctx) -> {
                 LOG.error("unexpected failure on {} {}", ctx.method(), ctx.path(), e);
                 send(ctx, Problem.of(500, "INTERNAL_ERROR", "the gateway failed unexpectedly; nothing was acknowledged"));
             });
             config.routes.after(ctx -> metrics.answered(ctx.statusCode()));
         });
+    }
+
+    /**
+     * Reads and drops what is left of a refused request's body (at most {@code maxBytes}, a small
+     * buffer at a time), so the client, still sending, reads the refusal instead of a reset
+     * connection; a larger body is not worth the bandwidth and the connection is closed.
+     */
+    private static void drain(Context ctx, long maxBytes) {
+        long declared = ctx.req().getContentLengthLong();
+        if (declared > maxBytes) {
+            ctx.header("Connection", "close");
+            return;
+        }
+        try {
+            var in = ctx.req().getInputStream();
+            byte[] buffer = new byte[16 * 1024];
+            long left = maxBytes;
+            while (left > 0 && !in.isFinished()) {
+                int n = in.read(buffer, 0, (int) Math.min(buffer.length, left));
+                if (n < 0) {
+                    break;
+                }
+                left -= n;
+            }
+        } catch (java.io.IOException | RuntimeException e) {
+            ctx.header("Connection", "close"); // the body cannot be read: the connection is not reusable
+        }
     }
 
     private static void send(Context ctx, Problem problem) {

@@ -53,8 +53,11 @@ public final class DeviceQuotas {
     }
 
     private Buckets create(DeviceIdentity device) {
-        double requestRate = device.requestsPerSecond() != null ? device.requestsPerSecond() : defaults.requestsPerSecond();
-        long byteRate = device.bytesPerSecond() != null ? device.bytesPerSecond() : defaults.bytesPerSecond();
+        // Clamped to what a bucket can refill (a token record written by hand might say more).
+        double requestRate = Math.min(QuotaSettings.MAX_REQUESTS_PER_SECOND,
+                device.requestsPerSecond() != null ? device.requestsPerSecond() : defaults.requestsPerSecond());
+        long byteRate = Math.min(QuotaSettings.MAX_BYTES_PER_SECOND,
+                device.bytesPerSecond() != null ? device.bytesPerSecond() : defaults.bytesPerSecond());
         // A token's rate scales its burst by the same factor as the defaults' burst to rate.
         long requestBurst = Math.max(1, Math.round(defaults.requestBurst() * requestRate / defaults.requestsPerSecond()));
         long byteBurst = Math.max(defaults.byteBurst(), byteRate);

@@ -37,6 +37,7 @@ class GatewayConfigTest {
         assertBad(Map.of("tls.keystore.location", "/nonexistent.p12"), "tls.keystore.location");
         assertBad(Map.of("auth.jwt.jwks.url", "https://idp.example/jwks"), "auth.jwt.issuer");
         assertBad(Map.of("listen.port", "70000"), "listen.port");
+        assertBad(Map.of("quota.bytes.per.second", "1073741824"), "quota.bytes.per.second");
     }
 
     private static void assertBad(Map<String, String> override, String key) {

@@ -58,6 +58,13 @@ class DeviceQuotasTest {
     }
 
     @Test
+    void shouldClampARateNoBucketCanRefill() {
+        DeviceIdentity greedy = new DeviceIdentity("greedy", Set.of("*"), "token", "id3", 1e12, Long.MAX_VALUE);
+
+        assertThat(quotas.acquire(greedy, 500_000_000L)).isEmpty();
+    }
+
+    @Test
     void shouldBlockAnAddressAfterTooManyFailures() {
         FailureLimiter failures = new FailureLimiter(3, time);
         for (int i = 0; i < 3; i++) {

@@ -39,12 +39,16 @@ final class GatewayFixture implements AutoCloseable {
     }
 
     static GatewayFixture start(Path work, Map<String, String> gatewaySettings) {
+        return start(work, gatewaySettings, ServiceProcess.DEFAULT_JVM_OPTIONS);
+    }
+
+    static GatewayFixture start(Path work, Map<String, String> gatewaySettings, List<String> jvmOptions) {
         TestStack stack = TestStack.start(work);
         try {
             stack.createDataset(DATASET, VERSION, "gateway tests", "image:float32:3x8x8", "label:int64");
             GatewayFixture fixture = new GatewayFixture(stack, work, LocalGateway.freePort());
             fixture.gateway = LocalGateway.start(stack.endpoints(), work.resolve("stack"), work.resolve("gateway"), fixture.port,
-                    gatewaySettings, Duration.ofSeconds(90));
+                    gatewaySettings, jvmOptions, Duration.ofSeconds(90));
             return fixture;
         } catch (RuntimeException e) {
             stack.close();
