@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds the container images from what is on this machine, with no registry access:
-#   shardflow/ingest-app, shardflow/shard-sink, shardflow/cli   (from mvn package's target/dist)
+#   shardflow/ingest-app, shardflow/shard-sink, shardflow/edge-gateway, shardflow/cli   (from mvn package's target/dist)
 #   shardflow/kafka, shardflow/apicurio-registry, shardflow/minio (from scripts/fetch-tools.sh's tools)
 # on a Debian bookworm base with openjdk-17-jre-headless made by debootstrap and cached under
 # ~/.cache/shardflow/images. Users with registry access build the shardflow images on the upstream
@@ -58,7 +58,7 @@ else
   BASE=$BASE_IMAGE
 fi
 
-for module in ingest-app shard-sink cli; do
+for module in ingest-app shard-sink edge-gateway cli; do
   [[ -f $ROOT/$module/target/dist/shardflow-$module.jar ]] || { echo "$module/target/dist is missing: run mvn package first" >&2; exit 1; }
   build "$module" "$ROOT/docker/service.Dockerfile" "$ROOT/$module/target/dist" --build-arg JAR="shardflow-$module.jar"
 done
