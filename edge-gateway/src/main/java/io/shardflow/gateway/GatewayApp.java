@@ -43,10 +43,13 @@ public final class GatewayApp implements ServiceMain.RunningService {
     private final SamplePublisher publisher;
     private final MetricsEndpoint metricsEndpoint;
     private final ObjectStore store;
+    private final Duration shutdownTimeout;
     private final CountDownLatch stopped = new CountDownLatch(1);
 
-    private GatewayApp(GatewayServer server, SamplePublisher publisher, MetricsEndpoint metricsEndpoint, ObjectStore store) {
+    private GatewayApp(GatewayServer server, SamplePublisher publisher, MetricsEndpoint metricsEndpoint, ObjectStore store,
+                       Duration shutdownTimeout) {
         this.server = server;
+        this.shutdownTimeout = shutdownTimeout;
         this.publisher = publisher;
         this.metricsEndpoint = metricsEndpoint;
         this.store = store;
@@ -82,7 +85,7 @@ public final class GatewayApp implements ServiceMain.RunningService {
             endpoint.readiness(() -> true); // ready once listening: outages are answered 503 per request, with Retry-After
         }
         LOG.info("edge-gateway started: port {} ({}), producing to {}", server.port(), config.tls(), config.getString(GatewayConfig.TOPIC_SAMPLES));
-        return new GatewayApp(server, publisher, endpoint, store);
+        return new GatewayApp(server, publisher, endpoint, store, ServiceConfig.shutdownTimeout(config));
     }
 
     public int port() {
@@ -99,7 +102,7 @@ public final class GatewayApp implements ServiceMain.RunningService {
     @Override
     public void close() {
         try {
-            server.close();
+            server.close(shutdownTimeout);
             publisher.close();
             if (store instanceof AutoCloseable closeable) {
                 closeable.close();

@@ -36,6 +36,7 @@ public final class GatewayConfig extends AbstractConfig {
     public static final String REQUEST_MIN_DATA_RATE = "request.min.data.rate";
     public static final String IDLE_TIMEOUT_MS = "http.idle.timeout.ms";
     public static final String MAX_CONNECTIONS = "http.max.connections";
+    public static final String FORWARDED = "http.forwarded";
     public static final String SAMPLE_MAX_BYTES = "sample.max.bytes";
     public static final String ID_MAX_CHARS = "id.max.chars";
     public static final String ATTRIBUTES_MAX_COUNT = "attributes.max.count";
@@ -73,6 +74,9 @@ public final class GatewayConfig extends AbstractConfig {
                     "a connection silent this long is closed")
             .define(MAX_CONNECTIONS, Type.INT, 2_000, Range.between(1, 1_000_000), Importance.LOW,
                     "most open client connections; more wait in the accept queue")
+            .define(FORWARDED, Type.BOOLEAN, false, Importance.MEDIUM,
+                    "take the client address from Forwarded / X-Forwarded-For (set it behind a load balancer or ingress, never when"
+                            + " clients connect directly: they could name any address). Failed authentications are counted per address")
             .define(SAMPLE_MAX_BYTES, Type.LONG, 1L << 20, Range.atLeast(1), Importance.MEDIUM,
                     "largest tensor payload of one sample (OVERSIZE_SAMPLE, 413); use ingest-app's value")
             .define(ID_MAX_CHARS, Type.INT, SampleLimits.DEFAULT_MAX_ID_CHARS, Range.between(1, 65_535), Importance.LOW,

@@ -48,7 +48,8 @@ public final class GatewayHttp {
         GatewayServer.Listener listener = new GatewayServer.Listener(config.getString(GatewayConfig.LISTEN_HOST),
                 config.getInt(GatewayConfig.LISTEN_PORT), TlsContexts.server(config.tls()),
                 Duration.ofMillis(config.getLong(GatewayConfig.IDLE_TIMEOUT_MS)), config.getLong(GatewayConfig.REQUEST_MIN_DATA_RATE),
-                config.getInt(GatewayConfig.MAX_CONNECTIONS), limits.maxRequestBytes());
-        return new GatewayServer(listener, samples, new SpecEndpoint(authenticator, specs, limits), OpenApiDocument.render(limits), metrics);
+                config.getInt(GatewayConfig.MAX_CONNECTIONS), limits.maxRequestBytes(), config.getBoolean(GatewayConfig.FORWARDED));
+        return new GatewayServer(listener, samples, new SpecEndpoint(authenticator, specs, limits), OpenApiDocument.render(limits), metrics,
+                budget);
     }
 }

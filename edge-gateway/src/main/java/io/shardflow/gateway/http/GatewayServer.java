@@ -3,7 +3,9 @@ package io.shardflow.gateway.http;
 import io.javalin.Javalin;
 import io.javalin.http.Context;
 import io.shardflow.gateway.parse.BadRequest;
+import io.shardflow.gateway.publish.InflightBudget;
 import java.time.Duration;
+import org.eclipse.jetty.server.ForwardedRequestCustomizer;
 import org.eclipse.jetty.server.HttpConfiguration;
 import org.eclipse.jetty.server.HttpConnectionFactory;
 import org.eclipse.jetty.server.NetworkConnectionLimit;
@@ -30,15 +32,17 @@ public final class GatewayServer implements AutoCloseable {
     public static final String OPENAPI = "/openapi.json";
 
     private final Javalin app;
+    private final InflightBudget budget;
 
     /**
      * @param ssl null for plain HTTP
      */
     public record Listener(String host, int port, SslContextFactory.Server ssl, Duration idleTimeout, long minDataRate, int maxConnections,
-                           long maxRequestBytes) {
+                           long maxRequestBytes, boolean forwarded) {
     }
 
-    GatewayServer(Listener listener, SamplesEndpoint samples, SpecEndpoint spec, String openApi, GatewayMetrics metrics) {
+    GatewayServer(Listener listener, SamplesEndpoint samples, SpecEndpoint spec, String openApi, GatewayMetrics metrics, InflightBudget budget) {
+        this.budget = budget;
         this.app = Javalin.create(config -> {
             config.startup.showJavalinBanner = false;
             config.startup.showOldJavalinVersionWarning = false;
@@ -47,6 +51,9 @@ public final class GatewayServer implements AutoCloseable {
                 http.setSendServerVersion(false);
                 http.setIdleTimeout(listener.idleTimeout().toMillis());
                 http.setMinRequestDataRate(listener.minDataRate());
+                if (listener.forwarded()) {
+                    http.addCustomizer(new ForwardedRequestCustomizer());
+                }
             });
             config.jetty.addConnector((server, http) -> connector(server, http, listener));
             config.jetty.modifyServer(server -> {
@@ -134,8 +141,34 @@ public final class GatewayServer implements AutoCloseable {
         return ((ServerConnector) app.jettyServer().server().getConnectors()[0]).getLocalPort();
     }
 
+    /**
+     * Stops taking connections, waits up to {@code timeout} for the requests in hand to answer (their
+     * memory reservations to come back), then stops the server: a request answered 2xx was
+     * acknowledged; one cut off got no answer, and its client retries.
+     */
+    public void close(Duration timeout) {
+        for (var connector : app.jettyServer().server().getConnectors()) {
+            if (connector instanceof ServerConnector server) {
+                server.shutdown();
+            }
+        }
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (budget.reservedBytes() > 0 && System.nanoTime() < deadline) {
+            try {
+                Thread.sleep(50);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                break;
+            }
+        }
+        if (budget.reservedBytes() > 0) {
+            LOG.warn("stopping with {} bytes of requests still in hand after {} ms", budget.reservedBytes(), timeout.toMillis());
+        }
+        app.stop();
+    }
+
     @Override
     public void close() {
-        app.stop();
+        close(Duration.ZERO);
     }
 }

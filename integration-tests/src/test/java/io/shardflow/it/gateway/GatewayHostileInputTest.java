@@ -55,17 +55,23 @@ class GatewayHostileInputTest {
         }
         assertThat(throttled).as("guesses past 5 a minute are refused before they are checked").isGreaterThanOrEqualTo(3);
         assertThat(rawStatus("127.0.0.2", token)).as("even a valid token, from the throttled address").isEqualTo(429);
+        assertThat(rawStatus("127.0.0.2", token, "X-Forwarded-For: 10.9.8.7\r\n"))
+                .as("a client naming another address gets nowhere while http.forwarded is off").isEqualTo(429);
         assertThat(phone().get(GatewayClient.samplesPath().replace("samples", "spec")).status()).as("other addresses are not").isEqualTo(200);
     }
 
     /** GET spec over a raw socket bound to {@code from}; the status code of the answer. */
     private static int rawStatus(String from, String bearer) throws java.io.IOException {
+        return rawStatus(from, bearer, "");
+    }
+
+    private static int rawStatus(String from, String bearer, String extraHeaders) throws java.io.IOException {
         try (Socket socket = new Socket()) {
             socket.bind(new java.net.InetSocketAddress(from, 0));
             socket.connect(new java.net.InetSocketAddress("127.0.0.1", fixture.port), 5000);
             socket.setSoTimeout(10_000);
             send(socket, "GET " + GatewayClient.samplesPath().replace("samples", "spec") + " HTTP/1.1\r\nHost: 127.0.0.1\r\n"
-                    + (bearer == null ? "" : "Authorization: Bearer " + bearer + "\r\n") + "Connection: close\r\n\r\n");
+                    + (bearer == null ? "" : "Authorization: Bearer " + bearer + "\r\n") + extraHeaders + "Connection: close\r\n\r\n");
             String statusLine = new String(socket.getInputStream().readNBytes(12), StandardCharsets.US_ASCII);
             return Integer.parseInt(statusLine.substring(9, 12));
         }
