@@ -1,4 +1,4 @@
-# A shardflow process (ingest-app, shard-sink or the CLI) from its distribution folder
+# A shardflow process (ingest-app, shard-sink, edge-gateway or the CLI) from its distribution folder
 # (<module>/target/dist, built by `mvn package`), which is the build context.
 #   docker build -f docker/service.Dockerfile --build-arg JAR=shardflow-shard-sink.jar shard-sink/target/dist
 # BASE_IMAGE: any image with a Java 17+ runtime and bash on PATH; the upstream Temurin JRE by default,
@@ -19,6 +19,7 @@ ENV HOME=/tmp \
     SHARDFLOW_METRICS_PORT=9404 \
     JAVA_TOOL_OPTIONS="-XX:MaxRAMPercentage=75 -XX:+ExitOnOutOfMemoryError"
 WORKDIR /tmp
+# 9404: /metrics, /health, /ready; edge-gateway also serves its API on SHARDFLOW_LISTEN_PORT (8080 in compose and k8s)
 EXPOSE 9404
 # Liveness only: /ready (partitions assigned) is for orchestrators that route or roll on readiness.
 HEALTHCHECK --interval=10s --timeout=3s --start-period=60s --retries=3 \

@@ -21,7 +21,7 @@ import kubernetes_validate
 import yaml
 
 K8S_VERSION = "1.33.0"
-SERVICES = {"ingest-app", "shard-sink"}
+SERVICES = {"ingest-app", "shard-sink", "edge-gateway"}
 SECRET_NAME = re.compile(r"SECRET|PASSWORD|JAAS|ACCESS_KEY|TOKEN", re.I)
 # docs/ARCHITECTURE.md § 6: (resource type, name, pattern) -> operations, per principal.
 EXPECTED_ACLS = {

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds the container images from what is on this machine, with no registry access:
-#   shardflow/ingest-app, shardflow/shard-sink, shardflow/cli   (from mvn package's target/dist)
+#   shardflow/ingest-app, shardflow/shard-sink, shardflow/edge-gateway, shardflow/cli   (from mvn package's target/dist)
 #   shardflow/kafka, shardflow/apicurio-registry, shardflow/minio (from scripts/fetch-tools.sh's tools)
 # on a Debian bookworm base with openjdk-17-jre-headless made by debootstrap (scripts/lib/base-image.sh).
 # Users with registry access build the shardflow images on the upstream eclipse-temurin:17-jre instead:
@@ -55,7 +55,7 @@ else
 fi
 
 dist_of() { if [[ -n $FROM ]]; then echo "$FROM/$1"; else echo "$ROOT/$1/target/dist"; fi; }
-for module in ingest-app shard-sink cli; do
+for module in ingest-app shard-sink edge-gateway cli; do
   [[ -f $(dist_of "$module")/shardflow-$module.jar ]] || { echo "$(dist_of "$module") is missing: run mvn package first" >&2; exit 1; }
   build "$module" "$ROOT/docker/service.Dockerfile" "$(dist_of "$module")" --build-arg JAR="shardflow-$module.jar"
 done

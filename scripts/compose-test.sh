@@ -29,8 +29,8 @@ free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",
 export KAFKA_IMAGE=shardflow/kafka:$SHARDFLOW_IMAGE_TAG REGISTRY_IMAGE=shardflow/apicurio-registry:$SHARDFLOW_IMAGE_TAG \
   MINIO_IMAGE=shardflow/minio:$SHARDFLOW_IMAGE_TAG
 export MINIO_HEALTHCHECK="bash -c 'exec 3<>/dev/tcp/127.0.0.1/9000 && printf \"GET /minio/health/live HTTP/1.0\\r\\nHost: localhost\\r\\n\\r\\n\" >&3 && head -n 1 <&3 | grep -q \" 200 \"'"
-KAFKA_HOST_PORT=$(free_port); REGISTRY_HOST_PORT=$(free_port); MINIO_HOST_PORT=$(free_port)
-export KAFKA_HOST_PORT REGISTRY_HOST_PORT MINIO_HOST_PORT
+KAFKA_HOST_PORT=$(free_port); REGISTRY_HOST_PORT=$(free_port); MINIO_HOST_PORT=$(free_port); GATEWAY_HOST_PORT=$(free_port)
+export KAFKA_HOST_PORT REGISTRY_HOST_PORT MINIO_HOST_PORT GATEWAY_HOST_PORT
 # Small shards sealed quickly, so a short run commits many of them.
 export SHARDFLOW_SHARD_MAX_SAMPLES=50 SHARDFLOW_SHARD_MAX_AGE_MS=3000 SHARDFLOW_TENSOR_IMAGE=image:float32:3x8x8
 export SHARDFLOW_BOOTSTRAP_SERVERS=127.0.0.1:$KAFKA_HOST_PORT SHARDFLOW_REGISTRY_URL=http://127.0.0.1:$REGISTRY_HOST_PORT/apis/registry/v3 \
@@ -44,7 +44,7 @@ cleanup() {
     "${COMPOSE[@]}" logs --no-color --tail 40 2>&1 | tail -n 200 || true
   fi
   "${COMPOSE[@]}" down -v --remove-orphans >/dev/null 2>&1 || true
-  for image in ingest-app shard-sink cli kafka apicurio-registry minio; do
+  for image in ingest-app shard-sink edge-gateway cli kafka apicurio-registry minio; do
     docker image rm -f "shardflow/$image:$SHARDFLOW_IMAGE_TAG" >/dev/null 2>&1 || true
   done
   docker image prune -f >/dev/null 2>&1 || true
@@ -113,6 +113,27 @@ PY
 
 say "publishing 400 samples from the host"
 publish 400
+await_exactly_published
+
+# The HTTP gateway container: a device token from the host's CLI (the object store is shared), 20
+# samples as one JSON batch, answered 200 only once the broker acknowledged them all.
+await_healthy edge-gateway 1
+say "sending 20 samples through the HTTP gateway"
+token=$("${CLI[@]}" gateway token create --device compose-phone --dataset "$DATASET" 2>/dev/null)
+python3 - "$token" "$GATEWAY_HOST_PORT" "$DATASET" <<'PY'
+import base64, json, struct, sys, urllib.request
+token, port, dataset = sys.argv[1], sys.argv[2], sys.argv[3]
+samples = [{"sample_id": f"compose-phone-{n}", "tensors": {
+    "image": {"dtype": "float32", "shape": [3, 8, 8], "data": base64.b64encode(struct.pack("<192f", *([n / 10] * 192))).decode()},
+    "label": {"dtype": "int64", "data": base64.b64encode(struct.pack("<q", n % 10)).decode()}}} for n in range(20)]
+request = urllib.request.Request(f"http://127.0.0.1:{port}/v1/datasets/{dataset}/versions/v1/samples",
+    data=json.dumps({"samples": samples}).encode(), method="POST",
+    headers={"Authorization": f"Bearer {token}", "Content-Type": "application/json"})
+answer = json.load(urllib.request.urlopen(request, timeout=60))
+assert answer["accepted"] == 20 and answer["device_id"] == "compose-phone", answer
+print("  gateway: 20 samples acknowledged")
+PY
+published=$((published + 20))
 await_exactly_published
 
 say "publishing 600 more; killing the sink container mid-run (docker kill: SIGKILL)"

@@ -60,6 +60,7 @@ mistakes=(
   "overlays/prod/kafka-users.yaml|operations: [Write, Describe]\n---|operations: [Write, Describe, Read]\n---|the edge user allowed to READ samples (least privilege)"
   "base/shard-sink.yaml|readOnlyRootFilesystem: true|readOnlyRootFilesystem: false|a writable root filesystem"
   "base/ingest-app.yaml|valueFrom: {secretKeyRef: {name: shardflow-s3, key: secret-key}}|value: inlined-secret|a secret inlined instead of referenced"
+  "base/edge-gateway.yaml|httpGet: {path: /ready, port: metrics}|httpGet: {path: /health, port: metrics}|the gateway routed to before it is ready"
 )
 echo "== k8s: each deliberate mistake must be rejected =="
 for mistake in "${mistakes[@]}"; do

@@ -6,7 +6,8 @@
 #   3. `pip install -e python/` when python/pyproject.toml exists (re-run only when it changes), with the
 #      pinned extras `edge` (confluent-kafka, fastavro: the edge producer SDK and its tests) and
 #      `edge-bench` (persist-queue, the queue benchmark's baseline);
-#   4. the test-only PyPI packages, pinned (hypothesis).
+#   4. the test-only PyPI packages, pinned: hypothesis, and Schemathesis, which fuzzes the HTTP gateway
+#      against its OpenAPI document (integration-tests GatewayContractTest).
 # Prints the venv's python as its last line, e.g.  PY=$(scripts/setup-python.sh | tail -n1)
 #
 # The venv is made with /usr/bin/python3 on purpose: the `python3` on PATH may be a pyenv build
@@ -139,11 +140,17 @@ install_project() {
   printf '%s' "$stamp" >"$stamp_file"
 }
 
-# Test-only packages from PyPI, pinned (python/pyproject.toml's "test" extra says the same).
-TEST_PACKAGES=("hypothesis==6.155.2")
+# Test-only packages from PyPI, pinned (python/pyproject.toml's "test" and "contract" extras say the same),
+# in one pip run so its resolver sees both (Schemathesis depends on Hypothesis).
+HYPOTHESIS_VERSION=6.155.2
+SCHEMATHESIS_VERSION=4.32.5
 install_test_packages() {
-  "$VENV/bin/python" -c 'import hypothesis, sys; sys.exit(hypothesis.__version__ != "6.155.2")' >/dev/null 2>&1 && return 0
-  run_step pip-test env PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_NO_INPUT=1 "$VENV/bin/python" -m pip install -q "${TEST_PACKAGES[@]}"
+  if "$VENV/bin/python" -c "import hypothesis, sys; sys.exit(hypothesis.__version__ != '$HYPOTHESIS_VERSION')" >/dev/null 2>&1 \
+      && [[ "$("$VENV/bin/schemathesis" --version 2>/dev/null)" == *" $SCHEMATHESIS_VERSION" ]]; then
+    return 0
+  fi
+  run_step pip-test env PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_NO_INPUT=1 "$VENV/bin/python" -m pip install -q \
+    "hypothesis==$HYPOTHESIS_VERSION" "schemathesis==$SCHEMATHESIS_VERSION"
 }
 
 install_debian_packages

@@ -84,7 +84,7 @@ images() {
 }
 stage_dists() { # a copy the images are built from, so the java stage may repackage while they build
   rm -rf "$STAGE_LOGS/dists" && mkdir -p "$STAGE_LOGS/dists"
-  local m; for m in ingest-app shard-sink cli; do cp -r "$m/target/dist" "$STAGE_LOGS/dists/$m"; done
+  local m; for m in ingest-app shard-sink edge-gateway cli; do cp -r "$m/target/dist" "$STAGE_LOGS/dists/$m"; done
 }
 # `test`, not `install`: the distributions `build` made stay as they are while the tests run from them.
 java_unit() { mvn -B -ntp test -pl '!integration-tests'; }

@@ -79,6 +79,7 @@ smoke_all() { # tag --all|--services
   }
   _smoke ingest-app /app /app/shardflow-ingest-app.jar /app/lib -- smoke_version "shardflow/ingest-app:$tag" shardflow-ingest-app --version & pids+=($!); names+=(ingest-app)
   _smoke shard-sink /app /app/shardflow-shard-sink.jar /app/lib -- smoke_version "shardflow/shard-sink:$tag" shardflow-shard-sink --version & pids+=($!); names+=(shard-sink)
+  _smoke edge-gateway /app /app/shardflow-edge-gateway.jar /app/lib -- smoke_version "shardflow/edge-gateway:$tag" shardflow-edge-gateway --version & pids+=($!); names+=(edge-gateway)
   _smoke cli /app /app/shardflow-cli.jar /app/lib -- smoke_version "shardflow/cli:$tag" "shardflow " --version & pids+=($!); names+=(cli)
   if [[ $what == --all ]]; then
     _smoke kafka /opt/kafka /opt/kafka/bin/kafka-run.sh /opt/kafka/libs /var/lib/kafka/data -- \

@@ -14,7 +14,7 @@ cleanup() { rm -rf "$work"; ((${#broken[@]})) && docker image rm -f "${broken[@]
 trap cleanup EXIT
 fail() { echo "image-smoke-selftest: FAILED: $*" >&2; exit 1; }
 
-for image in ingest-app shard-sink cli kafka apicurio-registry minio; do
+for image in ingest-app shard-sink edge-gateway cli kafka apicurio-registry minio; do
   mode=$(docker run --rm --network none --user 0 --entrypoint /bin/sh "shardflow/$image:$TAG" -c 'stat -c "%a %u" /')
   [[ $mode == "755 0" ]] || fail "shardflow/$image:$TAG has / with mode and owner '$mode', not '755 0'"
 done

@@ -1,6 +1,7 @@
 package io.shardflow.cli;
 
 import io.shardflow.app.KafkaClientConfig;
+import io.shardflow.stack.LocalGateway;
 import io.shardflow.stack.LocalStack;
 import io.shardflow.stack.RecordedStack;
 import io.shardflow.stack.Role;
@@ -32,6 +33,11 @@ final class StackCommand {
         Path dir;
         @Option(names = "--s3", defaultValue = "s3proxy", description = "S3 server: s3proxy (light) or minio (default: ${DEFAULT-VALUE})")
         String s3;
+        @Option(names = "--gateway", description = "also start the HTTP edge-gateway (detached, stopped by 'stack down'); "
+                + "TLS with the stack's CA on a --secure stack. Issue device tokens with 'shardflow gateway token create'")
+        boolean gateway;
+        @Option(names = "--gateway-port", description = "the gateway's port on 127.0.0.1 (default: a free one)")
+        Integer gatewayPort;
         @Option(names = "--secure", description = "Kafka with SASL_SSL (SCRAM-SHA-512) and mTLS listeners, a local CA, "
                 + "one user per service and least-privilege ACLs; client files in <stack-dir>/secure/clients")
         boolean secure;
@@ -61,6 +67,13 @@ final class StackCommand {
                 out.printf("  CA        %s%n", stack.caCertificate().orElseThrow());
                 out.printf("  publish as the edge principal: export %s=%s%n", KafkaClientConfig.ENV_NAME,
                         StackPrincipal.EDGE.scramClientConfig(stack.clientConfigDir().orElseThrow()));
+            }
+            if (gateway) {
+                LocalGateway.Recorded started = LocalGateway.startDetached(stack.state(),
+                        gatewayPort != null ? gatewayPort : LocalGateway.freePort(), java.time.Duration.ofSeconds(120));
+                out.printf("  gateway   %s (pid %d, log %s)%n", started.url(), started.pid(), started.log());
+                out.printf("            export SHARDFLOW_GATEWAY_URL=%s; a device token: shardflow gateway token create --device ID --dataset NAME%n",
+                        started.url());
             }
             return 0;
         }
@@ -103,6 +116,12 @@ final class StackCommand {
                 out.printf("%-10s %-5s pid %-8d %s%n", s.role().name().toLowerCase(java.util.Locale.ROOT),
                         s.responding() ? "up" : "DOWN", s.pid(), s.endpoint());
                 allUp &= s.responding();
+            }
+            var gateway = LocalGateway.recorded(dir);
+            if (gateway.isPresent()) {
+                boolean running = LocalGateway.isRunning(dir, gateway.get());
+                out.printf("%-10s %-5s pid %-8d %s%n", "gateway", running ? "up" : "DOWN", gateway.get().pid(), gateway.get().url());
+                allUp &= running;
             }
             return allUp ? 0 : 1;
         }

@@ -32,7 +32,7 @@ class BenchCommandTest {
         List<JsonNode> rows = new ArrayList<>();
         report.get("figures").forEach(rows::add);
         assertThat(rows).as(run.out()).noneMatch(row -> row.path("detail").asText().startsWith("failed"));
-        for (String figure : List.of("P1", "bytes", "P1a", "P1b", "P2", "P4", "P5", "P6")) {
+        for (String figure : List.of("P1", "bytes", "P1a", "P1b", "P2", "P4", "P5", "P6", "GW")) {
             assertThat(rows).as(figure + " in " + run.out()).anyMatch(row -> row.get("figure").asText().equals(figure)
                     && row.get("value").asDouble() > 0 && row.get("baseline").asDouble() > 0 && row.get("ratio").asDouble() > 0);
         }

@@ -15,7 +15,8 @@ import org.junit.jupiter.api.Test;
 class DependencyRulesCatchViolationsTest {
 
     private final JavaClasses fixtures = new ClassFileImporter().importPackages("io.shardflow.sink.violation",
-            "io.shardflow.dataset.violation", "io.shardflow.schemas.violation", "io.shardflow.console.violation");
+            "io.shardflow.dataset.violation", "io.shardflow.schemas.violation", "io.shardflow.console.violation",
+            "io.shardflow.gateway.violation");
 
     @Test
     void shouldFailWhenAServiceImportsTheLocalStack() {
@@ -32,6 +33,22 @@ class DependencyRulesCatchViolationsTest {
 
         assertThat(result.getFailureReport().getDetails()).anyMatch(line -> line.contains("SinkReadingLikeATrainer")
                 && line.contains("io.shardflow.reader.ReaderOptions"));
+    }
+
+    @Test
+    void shouldFailWhenTheGatewayImportsTheCommands() {
+        EvaluationResult result = DependencyRules.SERVICES_STAY_SERVICES.evaluate(fixtures);
+
+        assertThat(result.getFailureReport().getDetails()).anyMatch(line -> line.contains("GatewayCallingTheCli")
+                && line.contains("io.shardflow.cli.Shardflow"));
+    }
+
+    @Test
+    void shouldFailWhenTheGatewayImportsAnotherService() {
+        EvaluationResult result = DependencyRules.SERVICES_STAY_APART.evaluate(fixtures);
+
+        assertThat(result.getFailureReport().getDetails()).anyMatch(line -> line.contains("GatewayValidatingLikeIngest")
+                && line.contains("io.shardflow.ingest.validate.SampleDecoder"));
     }
 
     @Test

@@ -25,14 +25,19 @@ class DependencyRulesTest {
         assertThat(production.stream().map(JavaClass::getName)).contains("io.shardflow.schemas.Sample",
                 "io.shardflow.dataset.log.CommitLog", "io.shardflow.reader.DatasetReader", "io.shardflow.edge.EdgePublisher",
                 "io.shardflow.app.ConfigFiles", "io.shardflow.ingest.IngestApp", "io.shardflow.sink.SinkWorker",
-                "io.shardflow.stack.LocalStack", "io.shardflow.chaos.ChaosRun", "io.shardflow.cli.Shardflow",
-                "io.shardflow.console.ConsoleServer");
+                "io.shardflow.gateway.GatewayApp", "io.shardflow.stack.LocalStack", "io.shardflow.chaos.ChaosRun",
+                "io.shardflow.cli.Shardflow", "io.shardflow.console.ConsoleServer");
         assertThat(production.stream().map(JavaClass::getPackageName)).noneMatch(name -> name.contains(".violation"));
     }
 
     @Test
     void shouldKeepTheServicesFreeOfReaderAndTooling() {
         DependencyRules.SERVICES_STAY_SERVICES.check(production);
+    }
+
+    @Test
+    void shouldKeepTheGatewayOutOfTheOtherServices() {
+        DependencyRules.SERVICES_STAY_APART.check(production);
     }
 
     @Test

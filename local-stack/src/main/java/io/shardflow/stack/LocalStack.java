@@ -121,7 +121,11 @@ public final class LocalStack implements AutoCloseable {
 
     /** Stops the stack recorded in {@code workDir}, started by this or another process. */
     public static List<String> down(Path workDir) {
-        return read(workDir).map(state -> RecordedStack.down(state, STOP_GRACE)).orElse(List.of());
+        // The gateway first: it produces to the broker, which should still be there while it drains.
+        List<String> report = new java.util.ArrayList<>();
+        LocalGateway.stopRecorded(workDir, STOP_GRACE).ifPresent(report::add);
+        report.addAll(read(workDir).map(state -> RecordedStack.down(state, STOP_GRACE)).orElse(List.of()));
+        return report;
     }
 
     public String bootstrapServers() {

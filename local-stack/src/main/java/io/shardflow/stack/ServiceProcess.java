@@ -54,6 +54,15 @@ public final class ServiceProcess implements AutoCloseable {
      */
     public static ServiceProcess start(String name, String mainClass, Map<String, String> settings, Path workDir,
                                        List<String> jvmOptions, List<String> arguments) {
+        return start(name, mainClass, settings, workDir, jvmOptions, arguments, false);
+    }
+
+    /**
+     * As {@link #start(String, String, Map, Path, List, List)}; a {@code detached} service outlives
+     * this JVM (see {@link ProcessSpawner}), as {@code stack up --gateway} leaves the gateway running.
+     */
+    public static ServiceProcess start(String name, String mainClass, Map<String, String> settings, Path workDir,
+                                       List<String> jvmOptions, List<String> arguments, boolean detached) {
         try {
             Files.createDirectories(workDir);
             Path config = workDir.resolve(name + ".properties");
@@ -68,15 +77,15 @@ public final class ServiceProcess implements AutoCloseable {
             command.addAll(List.of("-Dshardflow.log.level=INFO", "-Dshardflow.app.dir=" + workDir.toAbsolutePath().normalize(),
                     "-cp", System.getProperty("java.class.path"), mainClass, config.toString()));
             command.addAll(arguments);
-            return launch(name, workDir.resolve(name + ".log"), command);
+            return launch(name, workDir.resolve(name + ".log"), command, detached);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot start " + name, e);
         }
     }
 
-    private static ServiceProcess launch(String name, Path log, List<String> command) throws IOException {
+    private static ServiceProcess launch(String name, Path log, List<String> command, boolean detached) throws IOException {
         long logStart = Files.exists(log) ? Files.size(log) : 0;
-        Process process = ProcessSpawner.spawn(command, log, null, Map.of(), false);
+        Process process = ProcessSpawner.spawn(command, log, null, Map.of(), detached);
         return new ServiceProcess(name, process, log, command, logStart);
     }
 
@@ -86,7 +95,7 @@ public final class ServiceProcess implements AutoCloseable {
             throw new IllegalStateException(name + " (pid " + pid() + ") is still running");
         }
         try {
-            return launch(name, log, command);
+            return launch(name, log, command, false);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot restart " + name, e);
         }

@@ -24,6 +24,7 @@ final class StackSecurity {
     static final String BROKER_PRINCIPAL = "shardflow-broker";
     private static final String SECRETS = "secrets.properties";
     private static final String BROKER_KEYSTORE_PASSWORD = "broker.keystore.password";
+    private static final String GATEWAY_KEYSTORE_PASSWORD = "gateway.keystore.password";
     private static final String SCRAM_MECHANISM = "SCRAM-SHA-512";
 
     private final Path dir;
@@ -61,6 +62,11 @@ final class StackSecurity {
         StackCertificates.Identity s3 = ca.server("shardflow-s3");
         OwnerOnlyFiles.write(dir.resolve("s3-public.crt"), StackCertificates.pem(s3.certificate()));
         OwnerOnlyFiles.write(dir.resolve("s3-private.key"), StackCertificates.pem(StackCertificates.pkcs8(s3.key())));
+        // The HTTP gateway's TLS listener (LocalGateway): devices trust ca.pem.
+        String gatewayPassword = newPassword();
+        secrets.setProperty(GATEWAY_KEYSTORE_PASSWORD, gatewayPassword);
+        OwnerOnlyFiles.write(dir.resolve("gateway.p12"), StackCertificates.keyStore(ca.server("shardflow-gateway"), gatewayPassword.toCharArray()));
+        OwnerOnlyFiles.write(dir.resolve("gateway-keystore.password"), gatewayPassword);
         for (StackPrincipal principal : StackPrincipal.values()) {
             String keyStorePassword = newPassword();
             String scramPassword = newPassword();
@@ -95,6 +101,16 @@ final class StackSecurity {
 
     Path caFile() {
         return dir.resolve("ca.pem");
+    }
+
+    /** The HTTP gateway's key store (PKCS12, a certificate for 127.0.0.1 and localhost from the stack's CA). */
+    static Path gatewayKeyStore(Path workDir) {
+        return workDir.resolve("secure").resolve("gateway.p12");
+    }
+
+    /** An owner-only file holding the gateway key store's password. */
+    static Path gatewayKeyStorePassword(Path workDir) {
+        return workDir.resolve("secure").resolve("gateway-keystore.password");
     }
 
     /** A certificate for an S3 server on 127.0.0.1 (PEM), and its key. */

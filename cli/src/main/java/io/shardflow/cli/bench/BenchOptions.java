@@ -31,7 +31,7 @@ public record BenchOptions(Set<String> figures, List<S3Kind> s3Kinds, List<Sampl
                            int sealRate, Path workDir, Path checkout, Path profileDir, long consoleSamples) {
 
     /** Every figure id, in the order the suite runs them. */
-    public static final List<String> FIGURES = List.of("p1", "bytes", "p1a", "p1b", "p2", "p4", "p5", "p3", "p6", "edge");
+    public static final List<String> FIGURES = List.of("p1", "bytes", "p1a", "p1b", "p2", "p4", "p5", "p3", "p6", "gw", "edge");
 
     public BenchOptions {
         for (String figure : figures) {

@@ -33,7 +33,7 @@ public final class BenchSuite {
     /** The figures in the order they run: the quick throughput ones first. */
     public static BenchSuite standard(Clock clock) {
         return new BenchSuite(List.of(new EndToEndFigure(), new StageFigures(), new SealLatencyFigure(), new SinkMemoryFigure(),
-                new ScalingFigure(), new ReaderFigure(), new ConsoleFigure(), new EdgeFigure()), clock);
+                new ScalingFigure(), new ReaderFigure(), new ConsoleFigure(), new GatewayFigure(), new EdgeFigure()), clock);
     }
 
     public BenchResults run(BenchOptions options, PrintWriter progressOut) throws Exception {

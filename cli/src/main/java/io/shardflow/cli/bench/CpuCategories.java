@@ -17,7 +17,7 @@ final class CpuCategories {
             Map.entry("org.apache.kafka.streams.state.", "Streams state stores and caching"),
             Map.entry("org.apache.avro.", "Avro serde"),
             Map.entry("io.apicurio.", "Avro serde"),
-            Map.entry("io.shardflow.ingest.validate.", "validation (ours)"),
+            Map.entry("io.shardflow.app.validate.", "validation (ours)"),
             Map.entry("io.shardflow.ingest.", "ingest decisions (ours)"),
             Map.entry("org.bytedeco.", "HDF5 write"),
             Map.entry("io.jhdf.", "HDF5 write"),

@@ -7,7 +7,7 @@ import io.shardflow.app.ServiceConfig;
 import io.shardflow.dataset.store.S3Settings;
 import io.shardflow.ingest.seal.SealLimits;
 import io.shardflow.ingest.topology.IngestTopology;
-import io.shardflow.ingest.validate.SampleLimits;
+import io.shardflow.app.validate.SampleLimits;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Properties;

@@ -1,6 +1,6 @@
 package io.shardflow.ingest.topology;
 
-import io.shardflow.ingest.validate.Rejection;
+import io.shardflow.app.validate.Rejection;
 import java.nio.charset.StandardCharsets;
 import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.header.Headers;

@@ -2,7 +2,7 @@ package io.shardflow.ingest.topology;
 
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
-import io.shardflow.ingest.validate.RejectReason;
+import io.shardflow.app.validate.RejectReason;
 import io.shardflow.schemas.internal.SealReason;
 import java.util.EnumMap;
 import java.util.Map;

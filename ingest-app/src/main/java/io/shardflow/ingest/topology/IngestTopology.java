@@ -3,7 +3,7 @@ package io.shardflow.ingest.topology;
 import io.shardflow.ingest.lane.LaneStateSerde;
 import io.shardflow.ingest.seal.SealPolicy;
 import io.shardflow.ingest.validate.SampleDecoder;
-import io.shardflow.ingest.validate.SampleValidator;
+import io.shardflow.app.validate.SampleValidator;
 import java.time.Duration;
 import java.util.function.Supplier;
 import org.apache.kafka.common.serialization.Serdes;

@@ -1,5 +1,7 @@
 package io.shardflow.ingest.validate;
 
+import io.shardflow.app.validate.Rejection;
+import io.shardflow.app.validate.RejectReason;
 import io.shardflow.schemas.Sample;
 import java.util.Objects;
 

@@ -1,5 +1,6 @@
 package io.shardflow.ingest.validate;
 
+import io.shardflow.app.validate.RejectReason;
 import io.shardflow.schemas.Sample;
 import com.microsoft.kiota.ApiException;
 import io.apicurio.registry.rest.client.models.ProblemDetails;

@@ -1,5 +1,6 @@
 package io.shardflow.ingest.validate;
 
+import io.shardflow.app.validate.RejectReason;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
