@@ -30,7 +30,9 @@ export KAFKA_IMAGE=shardflow/kafka:$SHARDFLOW_IMAGE_TAG REGISTRY_IMAGE=shardflow
   MINIO_IMAGE=shardflow/minio:$SHARDFLOW_IMAGE_TAG
 export MINIO_HEALTHCHECK="bash -c 'exec 3<>/dev/tcp/127.0.0.1/9000 && printf \"GET /minio/health/live HTTP/1.0\\r\\nHost: localhost\\r\\n\\r\\n\" >&3 && head -n 1 <&3 | grep -q \" 200 \"'"
 KAFKA_HOST_PORT=$(free_port); REGISTRY_HOST_PORT=$(free_port); MINIO_HOST_PORT=$(free_port); GATEWAY_HOST_PORT=$(free_port)
-export KAFKA_HOST_PORT REGISTRY_HOST_PORT MINIO_HOST_PORT GATEWAY_HOST_PORT
+CONSOLE_HOST_PORT=$(free_port)
+export KAFKA_HOST_PORT REGISTRY_HOST_PORT MINIO_HOST_PORT GATEWAY_HOST_PORT CONSOLE_HOST_PORT
+export SHARDFLOW_CONSOLE_TOKEN=compose-test-$RANDOM$RANDOM
 # Small shards sealed quickly, so a short run commits many of them.
 export SHARDFLOW_SHARD_MAX_SAMPLES=50 SHARDFLOW_SHARD_MAX_AGE_MS=3000 SHARDFLOW_TENSOR_IMAGE=image:float32:3x8x8
 export SHARDFLOW_BOOTSTRAP_SERVERS=127.0.0.1:$KAFKA_HOST_PORT SHARDFLOW_REGISTRY_URL=http://127.0.0.1:$REGISTRY_HOST_PORT/apis/registry/v3 \
@@ -135,6 +137,23 @@ print("  gateway: 20 samples acknowledged")
 PY
 published=$((published + 20))
 await_exactly_published
+
+# The web console container: the version page answers only with the token, and shows the samples.
+await_healthy console 1
+say "reading the dataset's page in the web console"
+python3 - "$CONSOLE_HOST_PORT" "$SHARDFLOW_CONSOLE_TOKEN" "$DATASET" "$published" <<'PY'
+import sys, urllib.error, urllib.request
+port, token, dataset, published = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
+url = f"http://127.0.0.1:{port}/datasets/{dataset}/v1"
+try:
+    urllib.request.urlopen(url, timeout=30)
+    raise SystemExit("the console answered without credentials")
+except urllib.error.HTTPError as e:
+    assert e.code == 401, e.code
+page = urllib.request.urlopen(urllib.request.Request(url, headers={"Authorization": f"Bearer {token}"}), timeout=60).read().decode()
+assert f"{published:,}" in page or str(published) in page, f"{published} samples not on {url}"
+print(f"  console: {url} shows {published} samples; 401 without the token")
+PY
 
 say "publishing 600 more; killing the sink container mid-run (docker kill: SIGKILL)"
 publish 300
