@@ -85,7 +85,11 @@ def check_dashboard(path, problems):
 
 def check_queries(problems):
     documented = kit.documented_metrics()
-    for where, expr in kit.kit_queries():
+    try:
+        queries = kit.kit_queries()
+    except json.JSONDecodeError:
+        return  # reported by check_dashboard
+    for where, expr in queries:
         try:
             names = kit.metric_names(expr)
         except ValueError as error:
