@@ -15,7 +15,8 @@
 # Usage: scripts/monitoring-validate.sh [--write] [--no-live]
 #   --write    regenerate k8s/monitoring/prometheus-rule.yaml from the rule file first
 #   --no-live  skip step 5 (it needs bin/shardflow built and takes a few minutes)
-set -euo pipefail
+set -Eeuo pipefail
+trap 'echo "monitoring-validate: failed at line $LINENO: $BASH_COMMAND" >&2' ERR
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 KIT=$ROOT/k8s/monitoring
 WRITE="" LIVE=1
@@ -132,7 +133,7 @@ YML
     --label label --author monitoring-validate --description "monitoring kit check: wrong shape on purpose" >/dev/null
   SHARDFLOW_PROGRESS=off "$ROOT/bin/shardflow" publish --dataset monitoring --version v1 --count 600 >/dev/null
   SHARDFLOW_PROGRESS=off "$ROOT/bin/shardflow" publish --dataset monitoring --version v2 --count 100 >/dev/null
-  (cd "$KIT" && "$PY" check_live.py "http://127.0.0.1:$prom_port" --expect-pending ShardflowDeadLetterRateHigh:reason=SHAPE_MISMATCH) \
+  (cd "$KIT" && "$PY" check_live.py "http://127.0.0.1:$prom_port" --timeout 300 --expect-pending ShardflowDeadLetterRateHigh:reason=SHAPE_MISMATCH) \
     || { echo "---- prometheus log ----"; tail -n 20 "$work/prometheus.log"; exit 1; }
 fi
 echo "monitoring validation passed in $((SECONDS - started)) s"

@@ -22,7 +22,7 @@ RUNBOOK_SECTIONS = ("## What it means", "## How to confirm", "## How to fix", "#
 # Series Prometheus makes itself for every target; no service registers them.
 PROMETHEUS_SERIES = {"up", "scrape_duration_seconds", "scrape_samples_scraped", "scrape_series_added"}
 # What the dashboards' variables stand for when a query is checked outside Grafana.
-VARIABLES = {"$__rate_interval": "5m", "$__range": "1h", "$__interval": "1m", "$job": ".+", "$instance": ".+",
+VARIABLES = {"$__rate_interval": "10m", "$__range": "1h", "$__interval": "1m", "$job": ".+", "$instance": ".+",
              "${job}": ".+", "${instance}": ".+"}
 
 

@@ -9,7 +9,8 @@
 # DIR/pipeline.env exports SHARDFLOW_STACK_DIR and the endpoints (SHARDFLOW_BOOTSTRAP_SERVERS, ...),
 # INGEST and SINK (the services' metrics base URLs, as docs/runbook names them). Logs: DIR/*.log.
 # Needs bin/shardflow built (the test command's build stage; the launcher builds on first use).
-set -euo pipefail
+set -Eeuo pipefail
+trap 'echo "local-pipeline: failed at line $LINENO: $BASH_COMMAND" >&2' ERR
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 action=${1:?usage: local-pipeline.sh up|down DIR}
 DIR=$(mkdir -p "${2:?usage: local-pipeline.sh up|down DIR}" && cd "$2" && pwd)
@@ -32,7 +33,8 @@ wait_ready() { # name url log
 up() {
   "$SHARDFLOW" stack up --stack-dir "$DIR/stack" >"$DIR/stack-up.log" 2>&1 || { cat "$DIR/stack-up.log" >&2; return 1; }
   local status ingest_port sink_port
-  status=$("$SHARDFLOW" stack status --stack-dir "$DIR/stack" --json)
+  # status exits 1 while a server does not answer; the endpoints it records are what is needed here
+  status=$("$SHARDFLOW" stack status --stack-dir "$DIR/stack" --json || true)
   endpoint() { python3 -c 'import json,sys; print(next(s["endpoint"] for s in json.load(sys.stdin)["servers"] if s["role"] == sys.argv[1]))' "$1" <<<"$status"; }
   ingest_port=$(free_port)
   sink_port=$(free_port)
