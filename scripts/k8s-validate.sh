@@ -3,7 +3,7 @@
 # Kubernetes schemas from kubernetes-validate, custom resources against their CRD schemas, and the
 # deployment rules), then proves the check bites: a copy of k8s/ with one deliberate mistake at a
 # time must be rejected. Tools are fetched once (kustomize through the Go module proxy, the
-# ServiceMonitor CRD from prometheus-operator's Go module, kubernetes-validate from PyPI) and cached
+# ServiceMonitor and PrometheusRule CRDs from prometheus-operator's Go module, kubernetes-validate from PyPI) and cached
 # under ~/.cache/shardflow/k8s-tools; versions come from the root pom.xml.
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -30,6 +30,7 @@ fi
 PROMOP_DIR=$(GOFLAGS=-mod=mod go mod download -json "github.com/prometheus-operator/prometheus-operator@$PROMOP_VERSION" \
   | "$VENV/bin/python" -c 'import json,sys; print(json.load(sys.stdin)["Dir"])')
 SERVICE_MONITOR_CRD=$PROMOP_DIR/example/prometheus-operator-crd/monitoring.coreos.com_servicemonitors.yaml
+PROMETHEUS_RULE_CRD=$PROMOP_DIR/example/prometheus-operator-crd/monitoring.coreos.com_prometheusrules.yaml
 
 validate_tree() { # k8s-dir out-dir: renders and validates each overlay; non-zero on any problem
   local tree=$1 out=$2 failed=0 overlay
@@ -39,7 +40,7 @@ validate_tree() { # k8s-dir out-dir: renders and validates each overlay; non-zer
     if ! "$KUSTOMIZE" build "$overlay" >"$rendered" 2>"$out/$name.err"; then
       echo "INVALID $name: kustomize build failed: $(head -n 3 "$out/$name.err")"; failed=1; continue
     fi
-    "$VENV/bin/python" "$ROOT/k8s/validate.py" "$rendered" --crd "$SERVICE_MONITOR_CRD" \
+    "$VENV/bin/python" "$ROOT/k8s/validate.py" "$rendered" --crd "$SERVICE_MONITOR_CRD" --crd "$PROMETHEUS_RULE_CRD" \
       --schemas "$tree/schemas/kafka.strimzi.io-v1beta2.yaml" || failed=1
   done
   return $failed
@@ -56,6 +57,7 @@ mistakes=(
   "base/shard-sink.yaml|terminationGracePeriodSeconds: 45|terminationGracePeriodSeconds: \"45s\"|a field of the wrong type (Kubernetes schema)"
   "base/ingest-app.yaml|serviceName: ingest-app|serviceName: ingest-app\n  replica: 2|an unknown field (strict Kubernetes schema)"
   "base/service-monitor.yaml|interval: 30s|intervall: 30s|an unknown ServiceMonitor field (its CRD schema)"
+  "monitoring/prometheus-rule.yaml|for: 5m|forr: 5m|an unknown PrometheusRule field (its CRD schema)"
   "overlays/prod/kafka-users.yaml|operations: [Read]|operations: [Raed]|an operation Strimzi does not know (its CRD schema)"
   "overlays/prod/kafka-users.yaml|operations: [Write, Describe]\n---|operations: [Write, Describe, Read]\n---|the edge user allowed to READ samples (least privilege)"
   "base/shard-sink.yaml|readOnlyRootFilesystem: true|readOnlyRootFilesystem: false|a writable root filesystem"

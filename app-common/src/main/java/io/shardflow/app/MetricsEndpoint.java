@@ -13,13 +13,15 @@ import java.util.function.BooleanSupplier;
 /**
  * Serves {@code /metrics} in Prometheus text format, {@code /health} (the process answers: liveness)
  * and {@code /ready} (200 once the service is connected and has work assigned, 503 before and while
- * it is failing: readiness) from the JDK's HTTP server.
+ * it is failing: readiness) from the JDK's HTTP server. Besides the service's own meters the page
+ * carries {@link ServiceMeters}: the JVM and process meters and the readiness gauge.
  */
 public final class MetricsEndpoint implements AutoCloseable {
 
     private final PrometheusMeterRegistry registry;
     private final HttpServer server;
     private volatile BooleanSupplier readiness = () -> false;
+    private ServiceMeters serviceMeters;
 
     private MetricsEndpoint(PrometheusMeterRegistry registry, HttpServer server) {
         this.registry = registry;
@@ -34,6 +36,7 @@ public final class MetricsEndpoint implements AutoCloseable {
             server.createContext("/metrics", exchange -> respond(exchange, registry.scrape()));
             server.createContext("/health", exchange -> respond(exchange, "ok\n"));
             MetricsEndpoint endpoint = new MetricsEndpoint(registry, server);
+            endpoint.serviceMeters = ServiceMeters.bind(registry, endpoint::isReady);
             server.createContext("/ready", exchange -> {
                 boolean ready = endpoint.isReady();
                 respond(exchange, ready ? 200 : 503, ready ? "ready\n" : "not ready\n");
@@ -82,5 +85,6 @@ public final class MetricsEndpoint implements AutoCloseable {
     @Override
     public void close() {
         server.stop(0);
+        serviceMeters.close();
     }
 }

@@ -46,4 +46,22 @@ class MetricsEndpointTest {
             assertThat(get(endpoint.port(), "/health").statusCode()).as("alive all along").isEqualTo(200);
         }
     }
+
+    @Test
+    void shouldCarryTheJvmMetersAndTheReadinessAsAGauge() throws Exception {
+        try (MetricsEndpoint endpoint = MetricsEndpoint.start("127.0.0.1", 0)) {
+            String before = get(endpoint.port(), "/metrics").body();
+            assertThat(before).contains("jvm_memory_used_bytes{", "jvm_threads_live_threads", "process_cpu_usage",
+                    "process_uptime_seconds", "jvm_classes_loaded_classes", "process_files_open_files");
+            assertThat(before).contains("shardflow_service_ready 0.0");
+
+            endpoint.readiness(() -> true);
+            assertThat(get(endpoint.port(), "/metrics").body()).contains("shardflow_service_ready 1.0");
+            endpoint.readiness(() -> {
+                throw new IllegalStateException("client closed");
+            });
+            assertThat(get(endpoint.port(), "/metrics").body()).as("a failing check reads as not ready")
+                    .contains("shardflow_service_ready 0.0");
+        }
+    }
 }

@@ -1,6 +1,7 @@
 package io.shardflow.ingest;
 
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.binder.kafka.KafkaStreamsMetrics;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.shardflow.app.ConfigFiles;
 import io.shardflow.app.FatalErrors;
@@ -39,6 +40,7 @@ public final class IngestApp implements ServiceMain.RunningService {
 
     private final KafkaStreams streams;
     private final MetricsEndpoint metricsEndpoint;
+    private KafkaStreamsMetrics kafkaMeters;
     private final Duration shutdownTimeout;
     private final CountDownLatch stopped = new CountDownLatch(1);
     private volatile int exitCode;
@@ -92,6 +94,10 @@ public final class IngestApp implements ServiceMain.RunningService {
         if (endpoint != null) {
             // Ready once every stream thread has its tasks and is processing, not merely connected.
             endpoint.readiness(() -> streams.state() == KafkaStreams.State.RUNNING);
+            // The Kafka clients' own meters, among them the consumer's lag per partition of the
+            // samples topic: the lag of each lane (docs/ARCHITECTURE.md § 9).
+            app.kafkaMeters = new KafkaStreamsMetrics(streams);
+            app.kafkaMeters.bindTo(meters);
         }
         FatalErrors fatal = FatalErrors.halting("ingest-app");
         streams.setUncaughtExceptionHandler(failure -> app.onStreamFailure(failure, fatal));
@@ -161,6 +167,9 @@ public final class IngestApp implements ServiceMain.RunningService {
         } else {
             LOG.warn("ingest-app did not stop within {} ms; exiting anyway", shutdownTimeout.toMillis());
             exitCode = 1;
+        }
+        if (kafkaMeters != null) {
+            kafkaMeters.close();
         }
         if (metricsEndpoint != null) {
             metricsEndpoint.close();

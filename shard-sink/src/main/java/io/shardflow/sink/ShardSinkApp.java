@@ -1,6 +1,7 @@
 package io.shardflow.sink;
 
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.binder.kafka.KafkaClientMetrics;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.shardflow.app.ConfigFiles;
 import io.shardflow.app.FatalErrors;
@@ -50,6 +51,7 @@ public final class ShardSinkApp implements ServiceMain.RunningService {
     private final SinkWorker worker;
     private final Thread thread;
     private final MetricsEndpoint metricsEndpoint;
+    private KafkaClientMetrics kafkaMeters;
     private final Duration shutdownTimeout;
     private final AtomicInteger exitCode = new AtomicInteger();
     /** Counted down when the worker ends, or when a stop gives up waiting for it. */
@@ -98,8 +100,10 @@ public final class ShardSinkApp implements ServiceMain.RunningService {
 
         SpoolDirectory spools = SpoolDirectory.open(config.spoolDir().resolve("spool"));
         Path workDir = prepare(config.spoolDir().resolve("work"));
+        SinkMetrics metrics = SinkMeters.register(meters).sink;
         Retrier retrier = new Retrier(config.getInt(SinkConfig.RETRY_ATTEMPTS),
-                Duration.ofMillis(config.getLong(SinkConfig.RETRY_BACKOFF_MS)), Duration.ofSeconds(10), Sleeper.SYSTEM);
+                Duration.ofMillis(config.getLong(SinkConfig.RETRY_BACKOFF_MS)), Duration.ofSeconds(10), Sleeper.SYSTEM,
+                failure -> metrics.storeErrors.increment());
         Backpressure backpressure = config.backpressure();
         ShardCommitter committer = new ShardCommitter(store, Clock.systemUTC(), retrier, config.getString(SinkConfig.COMMITTER_ID));
         int buildThreads = config.getInt(SinkConfig.BUILD_THREADS);
@@ -115,14 +119,19 @@ public final class ShardSinkApp implements ServiceMain.RunningService {
                 new ShardUploader(hook.uploadStore(store), retrier, workDir), committer, hook,
                 new ShardQuarantine(store, retrier, Clock.systemUTC(), config.getString(SinkConfig.COMMITTER_ID), meters),
                 Executors.newFixedThreadPool(buildThreads, daemon("shard-sink-build")));
-        SinkWorker worker = new SinkWorker(new KafkaConsumer<>(config.consumerProperties()),
+        KafkaConsumer<byte[], byte[]> assignments = new KafkaConsumer<>(config.consumerProperties());
+        SinkWorker worker = new SinkWorker(assignments,
                 config.getString(SinkConfig.TOPIC_ASSIGNMENTS), config.pollTimeout(), spools,
                 new BackgroundFinisher(finisher, Executors.newSingleThreadExecutor(daemon("shard-sink-commit"))),
                 new ReplayCheck(committer::isCommitted, backpressure::inOutage, System::nanoTime), backpressure,
-                new SinkMetrics(meters), hook);
+                metrics, hook);
         ShardSinkApp app = new ShardSinkApp(worker, samples, endpoint, ServiceConfig.shutdownTimeout(config));
         if (endpoint != null) {
             endpoint.readiness(worker::isReady);
+            // The consumer's own meters, among them its lag per partition of shard-assignments: the
+            // lag of each lane (docs/ARCHITECTURE.md § 9). The sample readers seek by offset; their lag means nothing.
+            app.kafkaMeters = new KafkaClientMetrics(assignments);
+            app.kafkaMeters.bindTo(meters);
         }
         app.thread.start();
         app.compaction = BackgroundCompaction.startIfEnabled(config.compaction(), store, committer, config.shardWriter(),
@@ -213,6 +222,9 @@ public final class ShardSinkApp implements ServiceMain.RunningService {
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
+        }
+        if (kafkaMeters != null) {
+            kafkaMeters.close();
         }
         if (metricsEndpoint != null) {
             metricsEndpoint.close();

@@ -4,6 +4,7 @@ import io.shardflow.dataset.store.ObjectNotFoundException;
 import io.shardflow.dataset.store.ObjectStoreException;
 import java.time.Duration;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.Consumer;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -22,11 +23,18 @@ public final class Retrier {
     private final int attempts;
     private final Backoff backoff;
     private final Sleeper sleeper;
+    private final Consumer<ObjectStoreException> onFailure;
 
     public Retrier(int attempts, Duration firstBackoff, Duration maxBackoff, Sleeper sleeper) {
+        this(attempts, firstBackoff, maxBackoff, sleeper, failure -> { });
+    }
+
+    /** {@code onFailure} hears of every failed attempt, the last included (shard-sink counts them as store errors). */
+    public Retrier(int attempts, Duration firstBackoff, Duration maxBackoff, Sleeper sleeper, Consumer<ObjectStoreException> onFailure) {
         this.attempts = attempts;
         this.backoff = new Backoff(firstBackoff, maxBackoff);
         this.sleeper = sleeper;
+        this.onFailure = onFailure;
     }
 
     public <T> T call(String what, Supplier<T> operation) {
@@ -36,6 +44,7 @@ public final class Retrier {
             } catch (ObjectNotFoundException e) {
                 throw e;
             } catch (ObjectStoreException e) {
+                onFailure.accept(e);
                 if (attempt >= attempts) {
                     throw new ObjectStoreException(e.operation(), e.key(),
                             what + ": gave up after " + attempts + " attempts: " + e.getMessage(), e);

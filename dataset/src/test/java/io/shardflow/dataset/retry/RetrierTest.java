@@ -100,6 +100,26 @@ class RetrierTest {
     }
 
     @Test
+    void shouldTellTheListenerOfEveryFailedAttemptButNotOfAMissingObject() {
+        List<String> heard = new ArrayList<>();
+        Retrier retrier = new Retrier(3, Duration.ofMillis(10), Duration.ofSeconds(1), recording, e -> heard.add(e.operation()));
+        AtomicInteger calls = new AtomicInteger();
+
+        retrier.call("put k", () -> {
+            if (calls.incrementAndGet() < 2) {
+                throw new ObjectStoreException("putIfAbsent", "k", "503 Slow Down");
+            }
+            return "stored";
+        });
+        assertThatThrownBy(() -> retrier.call("put k", RetrierTest::alwaysFails)).isInstanceOf(ObjectStoreException.class);
+        assertThatThrownBy(() -> retrier.call("get k", () -> {
+            throw new ObjectNotFoundException("get", "k");
+        })).isInstanceOf(ObjectNotFoundException.class);
+
+        assertThat(heard).containsExactly("putIfAbsent", "putIfAbsent", "putIfAbsent", "putIfAbsent");
+    }
+
+    @Test
     void shouldNotRetryAMissingObject() {
         Retrier retrier = new Retrier(5, Duration.ofMillis(10), Duration.ofSeconds(1), recording);
         AtomicInteger calls = new AtomicInteger();

@@ -11,8 +11,11 @@ public final class CompactionMetrics {
     final Counter failures;
 
     public CompactionMetrics(MeterRegistry registry) {
-        compactions = registry.counter("shardflow.sink.compactions");
-        shardsMerged = registry.counter("shardflow.sink.compaction.shards.merged");
-        failures = registry.counter("shardflow.sink.compaction.failures");
+        compactions = Counter.builder("shardflow.sink.compactions")
+                .description("background compactions committed (replace entries in the commit log)").register(registry);
+        shardsMerged = Counter.builder("shardflow.sink.compaction.shards.merged")
+                .description("small shards merged away by background compaction").register(registry);
+        failures = Counter.builder("shardflow.sink.compaction.failures")
+                .description("background compaction rounds that failed (retried next interval)").register(registry);
     }
 }

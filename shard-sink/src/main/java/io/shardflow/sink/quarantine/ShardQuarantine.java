@@ -1,6 +1,5 @@
 package io.shardflow.sink.quarantine;
 
-import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.shardflow.dataset.layout.DatasetLayout;
 import io.shardflow.dataset.layout.ShardId;
@@ -33,16 +32,14 @@ public final class ShardQuarantine {
     private final Retrier retrier;
     private final Clock clock;
     private final String sinkId;
-    private final Counter quarantined;
-    private final Counter sourceGone;
+    private final QuarantineMetrics metrics;
 
     public ShardQuarantine(ObjectStore store, Retrier retrier, Clock clock, String sinkId, MeterRegistry meters) {
         this.log = new QuarantineLog(store);
         this.retrier = retrier;
         this.clock = clock;
         this.sinkId = sinkId;
-        this.quarantined = meters.counter("shardflow.sink.shards.quarantined");
-        this.sourceGone = meters.counter("shardflow.sink.shards.source.gone");
+        this.metrics = new QuarantineMetrics(meters);
     }
 
     /**
@@ -72,10 +69,10 @@ public final class ShardQuarantine {
         QuarantinedShard record = new QuarantinedShard(shard.toString(), DatasetLayout.shardKey(shard), QuarantinedShard.UNBUILDABLE,
                 detail, seal.getSampleCount(), seal.getSpecFingerprint(), sourceOffsets, sinkId, clock.instant());
         retrier.call("quarantine " + shard, () -> log.record(record));
-        quarantined.increment();
+        metrics.quarantined.increment();
         if (failure instanceof SourceRecordGoneException) {
             // Counted apart: it means the samples topic's retention is shorter than the sink's lag (docs/ARCHITECTURE.md § 5).
-            sourceGone.increment();
+            metrics.sourceGone.increment();
         }
         LOG.error("shard {} cannot be built and is quarantined at {}; moving past it: {}", shard,
                 DatasetLayout.quarantineKey(shard), detail);

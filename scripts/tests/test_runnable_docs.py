@@ -1,0 +1,121 @@
+"""The runnable-docs runner (scripts/lib/runnable_docs.py) on small Markdown files of its own."""
+import pathlib
+import sys
+import textwrap
+
+import pytest
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "lib"))
+import runnable_docs  # noqa: E402
+
+
+def page(tmp_path, text):
+    path = tmp_path / "page.md"
+    path.write_text(textwrap.dedent(text))
+    return path
+
+
+def test_should_collect_only_the_marked_blocks_with_what_they_need(tmp_path):
+    path = page(tmp_path, """\
+        # A guide
+        ```bash
+        echo not marked
+        ```
+        <!-- runnable -->
+        ```bash
+        echo one
+        ```
+        Text between.
+        <!-- runnable: pipeline expect="^ready" -->
+        ```sh
+        curl -s "$SINK/ready"
+        ```
+        <!-- runnable: stack -->
+        ```python
+        print("three")
+        ```
+        """)
+
+    blocks = runnable_docs.collect(path)
+
+    assert [(b.line, b.lang, b.needs, b.expect) for b in blocks] == [
+        (6, "bash", "none", None), (11, "sh", "pipeline", "^ready"), (15, "python", "stack", None)]
+    assert blocks[0].code == "echo one\n"
+
+
+@pytest.mark.parametrize("text, message", [
+    ("<!-- runnable -->\nplain text\n", "must be followed by a fenced code block"),
+    ("<!-- runnable -->\n```yaml\na: 1\n```\n", "bash or python"),
+    ("<!-- runnable -->\n```bash\necho never closed\n", "never closed"),
+])
+def test_should_refuse_a_marker_it_cannot_honour(tmp_path, text, message):
+    with pytest.raises(ValueError, match=message):
+        runnable_docs.collect(page(tmp_path, text))
+
+
+def test_should_pass_a_block_that_succeeds_and_fail_one_that_does_not(tmp_path):
+    blocks = runnable_docs.collect(page(tmp_path, """\
+        <!-- runnable -->
+        ```bash
+        test -f mkdocs.yml && echo "in the checkout"
+        ```
+        <!-- runnable -->
+        ```bash
+        echo before
+        false
+        echo never printed
+        ```
+        """))
+
+    passed, output = runnable_docs.run(blocks[0], {"PATH": "/usr/bin:/bin"}, 30)
+    failed, report = runnable_docs.run(blocks[1], {"PATH": "/usr/bin:/bin"}, 30)
+
+    assert passed and "in the checkout" in output
+    assert not failed and report.startswith("exit code 1") and "before" in report and "never printed" not in report
+
+
+def test_should_fail_a_block_whose_output_does_not_match_its_expectation(tmp_path):
+    blocks = runnable_docs.collect(page(tmp_path, """\
+        <!-- runnable: none expect="^shardflow_ingest_samples_accepted_total [0-9.]+$" -->
+        ```bash
+        echo "shardflow_ingest_samples_accepted_total 3.0"
+        ```
+        <!-- runnable: none expect="^ready$" -->
+        ```bash
+        echo "not ready"
+        ```
+        """))
+
+    assert runnable_docs.run(blocks[0], {"PATH": "/usr/bin:/bin"}, 30)[0]
+    passed, report = runnable_docs.run(blocks[1], {"PATH": "/usr/bin:/bin"}, 30)
+    assert not passed and "does not match" in report
+
+
+def test_should_stop_a_block_that_runs_past_its_time(tmp_path):
+    blocks = runnable_docs.collect(page(tmp_path, "<!-- runnable -->\n```bash\nsleep 5\n```\n"))
+
+    passed, report = runnable_docs.run(blocks[0], {"PATH": "/usr/bin:/bin"}, 1)
+
+    assert not passed and "timed out" in report
+
+
+def test_should_run_python_blocks_with_the_project_package_importable(tmp_path):
+    blocks = runnable_docs.collect(page(tmp_path, """\
+        <!-- runnable -->
+        ```python
+        import shardflow, pathlib
+        print(pathlib.Path(shardflow.__file__).parent.name)
+        ```
+        """))
+
+    passed, output = runnable_docs.run(blocks[0], {"PATH": "/usr/bin:/bin"}, 60)
+
+    assert passed, output
+    assert output.strip() == "shardflow"
+
+
+def test_should_find_the_marked_blocks_of_the_committed_docs():
+    blocks = [b for path in runnable_docs.default_files() for b in runnable_docs.collect(path)]
+
+    assert any(b.needs == "pipeline" for b in blocks), "the monitoring guide marks blocks against a running pipeline"
+    assert any(b.needs == "none" for b in blocks)
