@@ -11,6 +11,10 @@
 #   images       the container images, each smoke-tested as its own user (background)
 #   k8s          the Kubernetes manifests rendered and validated offline
 #   python       the Python tests
+#   docs         the documentation site built strictly (broken links and anchors fail it)
+#   monitoring   alert rules (promtool check and unit tests), the dashboard, and both live against a
+#                real Prometheus scraping a local pipeline
+#   docs-run     the guides' blocks marked runnable, run against a local stack
 #   java-unit    the Java tests of every module but integration-tests (background)
 #   java-it      the integration tests: real servers, services as processes and containers (background)
 #   compose      docker compose on the images: exactly-once through kills, restarts and scaling
@@ -103,7 +107,10 @@ if stage_ok build; then stage_dists; fi
 stage_bg images --needs "build engine minio" -- images
 stage_bg java-unit --needs "build minio python-env" -- java_unit
 stage k8s -- bash scripts/k8s-validate.sh
+stage docs -- bash scripts/docs-build.sh
 stage python --needs python-env -- python_tests
+stage monitoring --needs build -- bash scripts/monitoring-validate.sh
+stage docs-run --needs "build python-env" -- bash scripts/docs-run.sh
 stage_wait images
 stage_bg java-it --needs "build minio python-env" -- java_it
 stage_wait java-unit
