@@ -3,15 +3,19 @@
 
 from __future__ import annotations
 
+import logging
 import os
 import tempfile
 from typing import Any, Dict, List, Optional, Tuple
 
 from shardflow.checkpoints.download import download_verified, verify_stored
 from shardflow.checkpoints.manifest import DatasetPin, Manifest
+from shardflow.checkpoints.torchload import LayoutMismatch, load_direct
 from shardflow.checkpoints.values import decode
 from shardflow.checkpoints.writer import TransferOptions
 from shardflow.storage.objectstore import ObjectStore
+
+log = logging.getLogger(__name__)
 
 
 class Checkpoint:
@@ -51,9 +55,16 @@ class Checkpoint:
 
     def load(self, name: str, rank: int = 0, map_location: Any = None) -> Any:
         """The value rank ``rank`` saved under ``name`` (rank 0 by default: state that DDP keeps the
-        same on every rank is saved once, by rank 0). Downloaded in parallel ranges into a
-        temporary file, verified against the manifest, then decoded (torch.load, np.load, bytes)."""
+        same on every rank is saved once, by rank 0), verified against the manifest's SHA-256. A
+        torch file comes down in parallel ranges straight into its tensors' memory
+        (:mod:`~shardflow.checkpoints.torchload`); anything else (and a torch file laid out by plain
+        ``torch.save``) into a temporary file first, then torch.load, np.load or its bytes."""
         saved = self.manifest.file(name, rank)
+        if saved.kind == "torch":
+            try:
+                return load_direct(self.store, saved, self.options.part_size, self.options.parallelism, map_location)
+            except LayoutMismatch as e:
+                log.info("%s: %s; loading it through a temporary file", saved.key, e)
         fd, path = tempfile.mkstemp(prefix=".shardflow-ckpt-", dir=self.spool_dir)
         os.close(fd)
         try:

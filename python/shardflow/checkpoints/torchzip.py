@@ -22,7 +22,7 @@ from typing import Any, BinaryIO
 log = logging.getLogger(__name__)
 
 SLICE = 1 << 20
-_ZIP64_FROM = (1 << 31) - (1 << 20)
+ZIP64_FROM = (1 << 31) - (1 << 20)
 _VERSION = b"3\n"
 """The record torch's own writer adds at the end (file format version 3, torch 1.6 and later)."""
 
@@ -56,7 +56,7 @@ class _StreamedRecords:
             view = memoryview((ctypes.c_char * nbytes).from_address(data)).cast("B") if nbytes else memoryview(b"")
         else:
             view = memoryview(data).cast("B")[:nbytes]
-        with self._zip.open(f"archive/{name}", "w", force_zip64=nbytes >= _ZIP64_FROM) as record:
+        with self._zip.open(f"archive/{name}", "w", force_zip64=nbytes >= ZIP64_FROM) as record:
             for start in range(0, nbytes, SLICE):
                 record.write(view[start:start + SLICE])
 
