@@ -12,16 +12,17 @@ random values, then resets its peak RSS (``/proc/self/clear_refs``) and times on
   (one ``bytes`` slice each), ``--parallelism`` UploadPart calls at a time, CompleteMultipartUpload;
 - ``save``: ``Checkpoints.save`` of ``{"model": {"w": tensor}}`` (torch.save format streamed,
   SHA-256, create-only multipart with the same part size and parallelism, the manifest and pointer);
-- ``raw-download``: the object as ranged GETs of ``--part-mib`` MiB, ``--parallelism`` at a time,
-  written into a local file;
-- ``fetch``: ``Checkpoint.download("model", path)``: the same ranged GETs into a local file, with
-  the SHA-256 check (what ``raw-download`` does, plus the check);
-- ``load``: ``Checkpoints.load(...).load("model")``: ``fetch`` into a temporary file, then
-  ``torch.load`` of it into a new tensor (a copy of every byte).
+- ``raw-download``: the raw object as ranged GETs of ``--part-mib`` MiB, ``--parallelism`` at a
+  time (boto3 ``get_object(Range=...)["Body"].read()``), each copied into its place in one buffer of
+  the object's size, in memory;
+- ``fetch``: ``Checkpoint.download("model", path)``: the same ranged GETs written into a local
+  file, with the SHA-256 check;
+- ``load``: ``Checkpoints.load(...).load("model")``: the same ranged GETs copied straight into the
+  tensor's memory, the SHA-256 check, torch's unpickler (:mod:`shardflow.checkpoints.torchload`).
 
 Throughput is tensor bytes (10^6 per MB) per second. Peak memory is the process's peak RSS above
-what it held before the timed part (for ``load``, less the loaded tensor itself, which the caller
-keeps). A round runs the four back to back; a ratio is the median over rounds of the two times of
+what it held before the timed part (for ``load`` and ``raw-download``, less the object's bytes
+they keep in memory). A round runs the four back to back; a ratio is the median over rounds of the two times of
 the same round.
 """
 
@@ -80,7 +81,7 @@ def _child(args) -> Dict:
     seconds = time.perf_counter() - start
     if args.mode == "load" and not torch.equal(back["w"], tensor):
         raise AssertionError("load gave other values than were saved")
-    peak = _rss("VmHWM") - before - (tensor.numel() * 4 if args.mode == "load" else 0)
+    peak = _rss("VmHWM") - before - (tensor.numel() * 4 if args.mode in ("load", "raw-download") else 0)
     return {"mode": args.mode, "seconds": seconds, "bytes": tensor.numel() * 4, "peakExtraBytes": max(0, peak)}
 
 
@@ -98,15 +99,17 @@ def _raw_upload(client, bucket, key, data: memoryview, args) -> None:
     client.complete_multipart_upload(Bucket=bucket, Key=key, UploadId=upload, MultipartUpload={"Parts": parts})
 
 
-def _raw_download(client, bucket, key, size: int, args) -> None:
+def _raw_download(client, bucket, key, size: int, args) -> bytearray:
     part = args.part_mib * MIB
-    with tempfile.NamedTemporaryFile(dir=args.spool) as f:
-        def get(start: int) -> None:
-            body = client.get_object(Bucket=bucket, Key=key, Range=f"bytes={start}-{start + part - 1}")["Body"].read()
-            os.pwrite(f.fileno(), body, start)
+    out = bytearray(size)
 
-        with ThreadPoolExecutor(args.parallelism) as pool:
-            list(pool.map(get, range(0, size, part)))
+    def get(start: int) -> None:
+        body = client.get_object(Bucket=bucket, Key=key, Range=f"bytes={start}-{start + part - 1}")["Body"].read()
+        out[start:start + len(body)] = body
+
+    with ThreadPoolExecutor(args.parallelism) as pool:
+        list(pool.map(get, range(0, size, part)))
+    return out
 
 
 def _run_child(args, mode: str, round_: int) -> Dict:

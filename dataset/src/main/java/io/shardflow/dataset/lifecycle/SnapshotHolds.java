@@ -7,7 +7,7 @@ import java.util.TreeMap;
 /**
  * Snapshots that something outside the commit log still needs, each with who needs it (for
  * example the training checkpoints whose reader position reads it, "run r7 step 4000"). Expiry
- * keeps them (docs/ARCHITECTURE.md, invariant 12).
+ * keeps them (docs/ARCHITECTURE.md § 9).
  */
 @FunctionalInterface
 public interface SnapshotHolds {
