@@ -68,7 +68,8 @@ def main() -> int:
     def observer(event, **details):
         step = details.get("step", current[0])
         say(f"EVENT {event} {step} {details.get('name', '')}")
-        if pause and pause[0] == event and int(pause[1]) == step and (len(pause) < 3 or pause[2] == details.get("name")):
+        named = len(pause or ()) < 3 or pause[2] == details.get("name")
+        if pause and pause[0] == event and int(pause[1]) == step and named:
             stop_here()
 
     current = [0]

@@ -93,7 +93,8 @@ def start(work_dir: str, prefer: Optional[str] = None) -> Optional[S3Server]:
     deadline = time.monotonic() + 120  # a loaded machine starts a JVM slowly
     while time.monotonic() < deadline:
         if process.poll() is not None:
-            raise RuntimeError(f"{kinds[0]} exited at start: " + open(os.path.join(work_dir, "server.log")).read()[-2000:])
+            log_text = open(os.path.join(work_dir, "server.log")).read()[-2000:]
+            raise RuntimeError(f"{kinds[0]} exited at start: {log_text}")
         try:
             urllib.request.urlopen(probe, timeout=2)
             break

@@ -21,7 +21,8 @@ torch = pytest.importorskip("torch")
 
 @pytest.fixture
 def ckpt(tmp_path):
-    return Checkpoints(DirectoryStore(tmp_path / "bucket"), clock=lambda: 1_700_000_000.0, spool_dir=os.fspath(tmp_path))
+    return Checkpoints(DirectoryStore(tmp_path / "bucket"), clock=lambda: 1_700_000_000.0,
+                       spool_dir=os.fspath(tmp_path))
 
 
 def test_should_name_steps_so_that_they_sort_and_pointers_so_that_the_newest_comes_first():

@@ -52,7 +52,8 @@ def wait_all(procs, tmp, tag):
         except subprocess.TimeoutExpired:
             for q in procs:
                 q.kill()
-            pytest.fail(f"{tag} did not finish in {DEADLINE_S} s: " + open(os.path.join(tmp, f"{tag}-{rank}.log")).read()[-3000:])
+            log = open(os.path.join(tmp, f"{tag}-{rank}.log")).read()[-3000:]
+            pytest.fail(f"{tag} did not finish in {DEADLINE_S} s: {log}")
         assert p.returncode == 0, open(os.path.join(tmp, f"{tag}-{rank}.log")).read()[-3000:]
 
 

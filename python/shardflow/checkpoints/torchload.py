@@ -40,7 +40,8 @@ def load_direct(store: ObjectStore, saved: SavedFile, part_size: int, parallelis
     import torch
 
     loader = getattr(torch.serialization, "_load", None)
-    if loader is None or list(inspect.signature(loader).parameters)[:3] != ["zip_file", "map_location", "pickle_module"]:
+    expected = ["zip_file", "map_location", "pickle_module"]
+    if loader is None or list(inspect.signature(loader).parameters)[:3] != expected:
         raise LayoutMismatch(f"torch {torch.__version__} has no torch.serialization._load(zip_file, map_location, ...)")
     records = _records(store, saved)
     targets: Dict[str, Any] = {}

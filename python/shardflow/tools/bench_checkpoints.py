@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import statistics
 import subprocess
 import sys
@@ -177,7 +176,8 @@ def summarize(args, rounds: List[Dict]) -> Dict:
         "figure": "P7", "objectMiB": args.mib, "partMiB": args.part_mib, "parallelism": args.parallelism,
         "rounds": len(rounds), "boundBytes": args.part_mib * MIB * (args.parallelism + 1),
         "mbPerSecond": {m: round(rate(m), 1) for m in MODES},
-        "saveVsRawUpload": round(statistics.median(r["raw-upload"]["seconds"] / r["save"]["seconds"] for r in rounds), 3),
+        "saveVsRawUpload": round(statistics.median(r["raw-upload"]["seconds"] / r["save"]["seconds"]
+                                                   for r in rounds), 3),
         "fetchVsRawDownload": round(statistics.median(r["raw-download"]["seconds"] / r["fetch"]["seconds"]
                                                       for r in rounds), 3),
         "loadVsRawDownload": round(statistics.median(r["raw-download"]["seconds"] / r["load"]["seconds"]

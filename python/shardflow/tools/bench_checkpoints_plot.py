@@ -11,7 +11,8 @@ _W, _H, _PAD = 720, 300, 50
 _COLORS = {"raw-upload": "#9e9e9e", "save": "#1f77b4", "raw-download": "#bdbdbd", "fetch": "#98df8a", "load": "#2ca02c"}
 
 
-def _bars(x0: int, title: str, values: Dict[str, float], unit: str, line: float = None, line_label: str = "") -> List[str]:
+def _bars(x0: int, title: str, values: Dict[str, float], unit: str, line: float = None,
+          line_label: str = "") -> List[str]:
     width, height = (_W - 3 * _PAD) // 2, _H - 2 * _PAD
     top = max(list(values.values()) + ([line] if line else [])) * 1.15 or 1.0
     out = [f'<text x="{x0 + width / 2}" y="{_PAD - 22}" text-anchor="middle" font-weight="bold">{escape(title)}</text>',
