@@ -77,6 +77,20 @@ class TrainingCheckpointsTest {
     }
 
     @Test
+    void shouldKeepTheStepsThePythonRetentionKeeps() {
+        // the cases of python/tests/test_training_checkpoint_retention.py
+        List<Long> steps = List.of(0L, 300L, 600L, 900L, 1200L, 1500L, 1800L, 2100L);
+        assertThat(new CheckpointRetention(2, java.util.OptionalLong.empty()).kept(steps, List.of()))
+                .containsExactly(1800L, 2100L);
+        assertThat(new CheckpointRetention(1, java.util.OptionalLong.of(1000)).kept(steps, List.of()))
+                .containsExactly(0L, 1200L, 2100L);
+        assertThat(new CheckpointRetention(1, java.util.OptionalLong.empty()).kept(steps, List.of(600L, 7L)))
+                .containsExactly(600L, 2100L);
+        assertThatThrownBy(() -> new CheckpointRetention(0, java.util.OptionalLong.empty()))
+                .hasMessageContaining("--keep-last must be >= 1");
+    }
+
+    @Test
     void shouldPinOnlySavedStepsOnce() {
         runs.save("r", 10, SavedRuns.attempt(1), Map.of(0, List.of("model")), List.of());
         Instant at = Instant.parse("2026-05-01T10:00:00Z");
