@@ -101,3 +101,15 @@ def assert_same_batch(got, want):
             assert got[key].dtype == value.dtype and torch.equal(got[key], value), key
         else:
             assert got[key] == value, key
+
+
+@pytest.fixture(scope="session")
+def s3_server(tmp_path_factory):
+    """A real MinIO (or S3Proxy) on 127.0.0.1 for the session, with an empty bucket."""
+    import s3server
+
+    server = s3server.start(os.fspath(tmp_path_factory.mktemp("s3-server")))
+    if server is None:
+        pytest.skip("neither MinIO nor S3Proxy is installed (scripts/fetch-tools.sh puts them in ~/.cache/shardflow/tools)")
+    yield server
+    server.stop()

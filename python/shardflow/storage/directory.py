@@ -8,7 +8,7 @@ import tempfile
 from typing import Union
 
 from shardflow.errors import ObjectNotFoundError
-from shardflow.storage.objectstore import CHUNK, ObjectStore
+from shardflow.storage.objectstore import CHUNK, CreateOnlyWriter, ObjectExistsError, ObjectStore
 
 
 class DirectoryStore(ObjectStore):
@@ -83,3 +83,67 @@ class DirectoryStore(ObjectStore):
             return False
         finally:
             os.unlink(tmp)
+
+    def create_writer(self, key, part_size, parallelism):
+        return _LinkOnCommit(self.path(key), key)
+
+    def list_prefixes(self, prefix, start_after=None):
+        base, _, start = prefix.rpartition("/")
+        top = self.path(base) if base else self.root
+        try:
+            names = sorted(os.listdir(top))
+        except FileNotFoundError:
+            return iter(())
+        folders = (f"{base}/{n}/" if base else f"{n}/" for n in names
+                   if n.startswith(start) and os.path.isdir(os.path.join(top, n)))
+        return iter([f for f in folders if start_after is None or f > start_after])
+
+    def delete(self, key):
+        path = self.path(key)
+        try:
+            os.unlink(path)
+        except FileNotFoundError:
+            return
+        # Empty folders go too, as a bucket has no folders: list_prefixes must not show them.
+        parent = os.path.dirname(path)
+        while parent != self.root and parent.startswith(self.root):
+            try:
+                os.rmdir(parent)
+            except OSError:
+                break
+            parent = os.path.dirname(parent)
+
+
+class _LinkOnCommit(CreateOnlyWriter):
+    """Writes a temporary file beside the target; commit hard-links it into place (fails if the
+    key exists, like a create-only PUT)."""
+
+    def __init__(self, target: str, key: str):
+        self.key = key
+        self._target = target
+        os.makedirs(os.path.dirname(target), exist_ok=True)
+        fd, self._tmp = tempfile.mkstemp(prefix=".tmp-", dir=os.path.dirname(target))
+        self._file = os.fdopen(fd, "wb")
+        self._size = 0
+
+    def write(self, data):
+        n = self._file.write(data)
+        self._size += n
+        return n
+
+    def commit(self):
+        try:
+            self._file.close()
+            os.link(self._tmp, self._target)
+        except FileExistsError:
+            raise ObjectExistsError(self.key) from None
+        finally:
+            self.abort()
+        return self._size
+
+    def abort(self):
+        self._file.close()
+        try:
+            os.unlink(self._tmp)
+        except FileNotFoundError:
+            pass

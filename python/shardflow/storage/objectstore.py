@@ -2,6 +2,9 @@
 
 A store only needs ``get``, ``list_keys`` (sorted, for the commit log only: readers never list
 ``shards/``), ``download``, ``read_into`` and, for tests and tools that write, ``put_if_absent``.
+Training checkpoints (:mod:`shardflow.checkpoints`) also write large objects create-only through
+``create_writer``, list the steps of a run with ``list_prefixes`` and delete what their garbage
+collection drops with ``delete``.
 """
 
 from __future__ import annotations
@@ -44,3 +47,52 @@ class ObjectStore:
     def put_if_absent(self, key: str, data: bytes) -> bool:
         """Create-only write (``If-None-Match: *``): False when the key already exists."""
         raise NotImplementedError
+
+    def create_writer(self, key: str, part_size: int, parallelism: int) -> "CreateOnlyWriter":
+        """A stream that creates ``key`` from what is written to it, create-only, when it is
+        committed; nothing appears under ``key`` before that. Memory: at most ``part_size`` bytes
+        times ``parallelism`` + 1 are held, whatever the object's size."""
+        raise NotImplementedError
+
+    def list_prefixes(self, prefix: str, start_after: Optional[str] = None) -> Iterator[str]:
+        """The "folders" right under ``prefix`` (keys cut after the next ``/``, that ``/`` included),
+        sorted, those after ``start_after`` only."""
+        raise NotImplementedError
+
+    def delete(self, key: str) -> None:
+        """Deletes ``key``; no error when it does not exist. Garbage collection only."""
+        raise NotImplementedError
+
+
+class ObjectExistsError(Exception):
+    """A create-only write found the key already there (HTTP 412)."""
+
+    def __init__(self, key: str):
+        self.key = key
+        super().__init__(f"{key} already exists (create-only write refused)")
+
+
+class CreateOnlyWriter:
+    """What :meth:`ObjectStore.create_writer` returns: ``write`` the bytes, then ``commit`` (the
+    object appears, or :class:`ObjectExistsError`) or ``abort`` (nothing appears). A ``with`` block
+    aborts on an exception and commits otherwise."""
+
+    def write(self, data) -> int:
+        raise NotImplementedError
+
+    def commit(self) -> int:
+        """Makes the object appear; returns its size."""
+        raise NotImplementedError
+
+    def abort(self) -> None:
+        raise NotImplementedError
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, kind, value, tb):
+        if kind is None:
+            self.commit()
+        else:
+            self.abort()
+        return False

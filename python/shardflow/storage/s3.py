@@ -8,6 +8,7 @@ from dataclasses import dataclass, field, replace
 from typing import Mapping, Optional
 
 from shardflow.errors import ObjectNotFoundError
+from shardflow.storage.multipart import S3MultipartWriter
 from shardflow.storage.objectstore import CHUNK, RANGE_READ_CHUNK, ObjectStore
 
 
@@ -100,9 +101,11 @@ class S3Store(ObjectStore):
                         "s3", endpoint_url=s.endpoint, aws_access_key_id=s.access_key,
                         aws_secret_access_key=s.secret_key, aws_session_token=s.session_token,
                         region_name=s.region or "us-east-1", verify=s.ca_bundle, config=config)
-                    # boto3 1.26 has no IfNoneMatch parameter: add the header to every PutObject, which
-                    # this store only issues from put_if_absent.
+                    # boto3 1.26 has no IfNoneMatch parameter: add the header to every PutObject and
+                    # CompleteMultipartUpload, which this store only issues for create-only writes
+                    # (put_if_absent, create_writer).
                     client.meta.events.register("before-sign.s3.PutObject", _if_none_match)
+                    client.meta.events.register("before-sign.s3.CompleteMultipartUpload", _if_none_match)
                     self._client, self._pid = client, os.getpid()
         return self._client
 
@@ -162,6 +165,21 @@ class S3Store(ObjectStore):
             if _error_code(e) in ("PreconditionFailed", "412"):
                 return False
             raise
+
+    def create_writer(self, key, part_size, parallelism):
+        return S3MultipartWriter(self.client, self.bucket, key, part_size, parallelism)
+
+    def list_prefixes(self, prefix, start_after=None):
+        kwargs = {"Bucket": self.bucket, "Prefix": prefix, "Delimiter": "/"}
+        if start_after:
+            kwargs["StartAfter"] = start_after
+        for page in self.client.get_paginator("list_objects_v2").paginate(**kwargs):
+            for common in page.get("CommonPrefixes", ()):
+                if not start_after or common["Prefix"] > start_after:
+                    yield common["Prefix"]
+
+    def delete(self, key):
+        self.client.delete_object(Bucket=self.bucket, Key=key)  # S3 answers 204 for a missing key too
 
 
 def _read_body(response, out: memoryview) -> int:

@@ -2,8 +2,11 @@ package io.shardflow.cli;
 
 import io.shardflow.dataset.lifecycle.Expirer;
 import io.shardflow.dataset.lifecycle.GarbageCollector;
+import io.shardflow.dataset.lifecycle.SnapshotHolds;
 import io.shardflow.dataset.log.RetentionPolicy;
 import io.shardflow.dataset.log.SnapshotRanges;
+import io.shardflow.dataset.runs.CheckpointLineage;
+import io.shardflow.dataset.runs.TrainingCheckpoints;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -18,7 +21,8 @@ import picocli.CommandLine.Option;
                 "snapshot names. Kept: the latest, every tagged snapshot, and what the retention policy keeps (the",
                 "version's stored policy, see 'dataset retention', unless --keep-last/--keep-days are given).",
                 "Objects younger than --safety-window are never deleted: a sink may not have committed them yet.",
-                "Exit 1 if --through would drop a tagged snapshot."},
+                "Snapshots that a saved training checkpoint reads (see 'ckpt list') are kept like tagged ones,",
+                "unless --force. Exit 1 if --through would drop a tagged snapshot or one a checkpoint needs."},
         footerHeading = "%nExamples:%n",
         footer = {"  bin/shardflow dataset expire cams v1 --keep-last 10 --dry-run",
                 "  bin/shardflow dataset expire cams v1 --keep-days 30 --json",
@@ -34,6 +38,9 @@ final class DatasetExpireCommand extends DatasetLifecycleSubcommand {
     Duration safetyWindow;
     @Option(names = "--dry-run", description = "print what would be expired and deleted; change nothing")
     boolean dryRun;
+    @Option(names = "--force", description = "also expire snapshots that saved training checkpoints need (resuming"
+            + " those checkpoints then fails)")
+    boolean force;
 
     @Override
     public Integer call() {
@@ -43,8 +50,9 @@ final class DatasetExpireCommand extends DatasetLifecycleSubcommand {
         }
         RetentionPolicy policy = retention.given() ? retention.policy() : null;
         Expirer.Request request = new Expirer.Request(policy,
-                through == null ? OptionalLong.empty() : OptionalLong.of(through), safetyWindow, dryRun);
-        Expirer.Result result = new Expirer(writableLog(), new GarbageCollector(store(), clock), clock, committer)
+                through == null ? OptionalLong.empty() : OptionalLong.of(through), safetyWindow, dryRun, force);
+        SnapshotHolds lineage = new CheckpointLineage(new TrainingCheckpoints(store()));
+        Expirer.Result result = new Expirer(writableLog(), new GarbageCollector(store(), clock), clock, committer, lineage)
                 .expire(name, version, request, progressLines());
         if (json) {
             Map<String, Object> out = new LinkedHashMap<>();
@@ -58,6 +66,9 @@ final class DatasetExpireCommand extends DatasetLifecycleSubcommand {
             out.put("deletedBytes", result.collected().deletedBytes());
             out.put("keptInsideSafetyWindow", result.collected().tooNew());
             out.put("deletedCheckpoints", result.collected().deletedCheckpoints());
+            Map<String, Object> held = new LinkedHashMap<>();
+            result.held().forEach((id, who) -> held.put(Long.toString(id), who));
+            out.put("keptForTrainingCheckpoints", held);
             out().println(JsonOutput.write(out));
         } else {
             out().printf("%s%d snapshots expired (%s), %d objects %s (%d bytes), %d unreferenced objects younger than %s"
@@ -66,6 +77,8 @@ final class DatasetExpireCommand extends DatasetLifecycleSubcommand {
                     dryRun ? "to delete" : "deleted", result.collected().deletedBytes(),
                     result.collected().tooNew().size(), safetyWindow, result.collected().deletedCheckpoints().size(),
                     dryRun ? "to delete" : "deleted");
+            result.held().forEach((id, who) -> out().printf("kept snapshot %d: training checkpoints need it (%s)%n", id,
+                    String.join(", ", who)));
         }
         return 0;
     }

@@ -7,7 +7,7 @@ import picocli.CommandLine.Command;
 /** {@code bin/shardflow}: the one entry point for people and scripts. */
 @Command(name = "shardflow", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
         description = "Turn a Kafka stream of training samples into a versioned, growing HDF5 dataset in S3.",
-        subcommands = {QuickstartCommand.class, StackCommand.class, DatasetCommand.class, PublishCommand.class,
+        subcommands = {QuickstartCommand.class, StackCommand.class, DatasetCommand.class, CkptCommand.class, PublishCommand.class,
                 RunIngestCommand.class, RunSinkCommand.class, GatewayCommand.class, BenchCommand.class, ChaosCommand.class,
                 DoctorCommand.class, UiCommand.class, DlqCommand.class,
                 CompletionCommand.class, CommandLine.HelpCommand.class},

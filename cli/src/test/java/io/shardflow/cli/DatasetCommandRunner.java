@@ -58,8 +58,17 @@ final class DatasetCommandRunner {
 
     /** Runs {@code dataset ARGS}; a null opener keeps the real one (S3 from the endpoint options). */
     static Run execute(Function<Endpoints, ObjectStore> opener, String... args) {
+        return execute(new DatasetCommand(), opener, args);
+    }
+
+    /** Runs {@code ckpt ARGS} on {@code store}. */
+    static Run ckpt(ObjectStore store, String... args) {
+        return execute(new CkptCommand(), endpoints -> store, args);
+    }
+
+    private static Run execute(Object root, Function<Endpoints, ObjectStore> opener, String... args) {
         CommandLine.IFactory defaults = CommandLine.defaultFactory();
-        CommandLine cli = new CommandLine(new DatasetCommand(), new CommandLine.IFactory() {
+        CommandLine cli = new CommandLine(root, new CommandLine.IFactory() {
             @Override
             public <K> K create(Class<K> type) throws Exception {
                 K made = defaults.create(type);

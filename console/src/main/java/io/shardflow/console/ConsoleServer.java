@@ -16,12 +16,14 @@ import io.shardflow.console.views.DatasetViews;
 import io.shardflow.console.views.DeadLetterView;
 import io.shardflow.console.views.DiffView;
 import io.shardflow.console.views.OperationsView;
+import io.shardflow.console.views.RunsView;
 import io.shardflow.console.views.SampleViews;
 import io.shardflow.console.views.ShardViews;
 import io.shardflow.console.views.SnapshotViews;
 import io.shardflow.console.web.Html;
 import io.shardflow.console.web.Layout;
 import io.shardflow.console.web.Params;
+import io.shardflow.dataset.runs.TrainingCheckpoints;
 import io.shardflow.dataset.store.ObjectStore;
 import java.io.IOException;
 import java.io.InputStream;
@@ -74,6 +76,7 @@ public final class ConsoleServer implements AutoCloseable {
         SampleViews samples = new SampleViews(access, new SamplePager(access, statistics, 8), snapshots);
         DeadLetterView deadLetters = new DeadLetterView(dlq, decoder, new RedriveAudit(store));
         OperationsView operations = new OperationsView(access, settings.services(), lag);
+        RunsView runs = new RunsView(new TrainingCheckpoints(store));
         AccessGuard guard = new AccessGuard(settings.credentials());
 
         Javalin app = Javalin.create(config -> {
@@ -94,6 +97,8 @@ public final class ConsoleServer implements AutoCloseable {
             config.routes.get("/dead-letters", deadLetters::list);
             config.routes.get("/dead-letters/{partition}/{offset}", deadLetters::detail);
             config.routes.get("/operations", operations::page);
+            config.routes.get("/runs", runs::list);
+            config.routes.get("/runs/{run}", runs::run);
             config.routes.get("/static/console.css", ctx -> ctx.contentType("text/css; charset=utf-8").result(resource("console.css")));
             config.routes.get("/static/console.js", ctx -> ctx.contentType("text/javascript; charset=utf-8").result(resource("console.js")));
             config.routes.get("/health", ctx -> ctx.result("ok\n"));

@@ -24,7 +24,7 @@ public final class Layout {
                 .append("<link rel=\"stylesheet\" href=\"/static/console.css\">")
                 .append("<script src=\"/static/console.js\" defer></script></head><body>")
                 .append("<header><a class=\"brand\" href=\"/\">shardflow</a><nav>")
-                .append("<a href=\"/\">Datasets</a><a href=\"/dead-letters\">Dead letters</a>")
+                .append("<a href=\"/\">Datasets</a><a href=\"/runs\">Runs</a><a href=\"/dead-letters\">Dead letters</a>")
                 .append("<a href=\"/operations\">Operations</a></nav></header>");
         out.append("<main><nav class=\"crumbs\" aria-label=\"breadcrumbs\">");
         for (int i = 0; i < crumbs.size(); i++) {
