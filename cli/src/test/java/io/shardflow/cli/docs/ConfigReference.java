@@ -4,6 +4,7 @@ import io.shardflow.app.KafkaClientConfig;
 import io.shardflow.app.RegistryConfig;
 import io.shardflow.app.S3Config;
 import io.shardflow.app.ServiceConfig;
+import io.shardflow.gateway.config.GatewayConfig;
 import io.shardflow.ingest.config.IngestConfig;
 import io.shardflow.sink.compaction.CompactionSettings;
 import io.shardflow.sink.config.SinkConfig;
@@ -30,8 +31,8 @@ final class ConfigReference {
 
     static String page() {
         StringBuilder out = new StringBuilder(Markdown.generatedBanner("Service configuration reference",
-                "the ConfigDef definitions of ingest-app (IngestConfig) and shard-sink (SinkConfig)"));
-        out.append("Both services read a properties file (`bin/shardflow ingest FILE`, `java -jar ... FILE`), then ")
+                "the ConfigDef definitions of ingest-app (IngestConfig), shard-sink (SinkConfig) and edge-gateway (GatewayConfig)"));
+        out.append("Every service reads a properties file (`bin/shardflow ingest FILE`, `java -jar ... FILE`), then ")
                 .append("environment variables, each overriding the file: `SHARDFLOW_` followed by the key in upper case with ")
                 .append("dots as underscores (`s3.endpoint` is `SHARDFLOW_S3_ENDPOINT`). A missing or malformed value stops the ")
                 .append("service at start with one line naming the key (exit code 2). Keys starting with `")
@@ -51,6 +52,8 @@ final class ConfigReference {
         sinkOwn.addAll(compaction.names());
         out.append(section("shard-sink settings (SinkConfig)", without(SinkConfig.DEFINITION, sinkOwn), new LinkedHashSet<>()));
         out.append(section("Background compaction (CompactionSettings)", compaction, new LinkedHashSet<>()));
+        out.append("## edge-gateway\n\n");
+        out.append(section("edge-gateway settings (GatewayConfig)", without(GatewayConfig.DEFINITION, common), new LinkedHashSet<>()));
         return out.toString();
     }
 

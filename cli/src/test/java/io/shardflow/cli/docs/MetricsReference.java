@@ -5,6 +5,8 @@ import io.micrometer.core.instrument.binder.MeterBinder;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.shardflow.app.ServiceMeters;
+import io.shardflow.gateway.http.GatewayMetrics;
+import io.shardflow.gateway.publish.InflightBudget;
 import io.shardflow.ingest.topology.IngestMetrics;
 import io.shardflow.sink.SinkMeters;
 import java.util.ArrayList;
@@ -29,13 +31,19 @@ final class MetricsReference {
 
     static String page() {
         StringBuilder out = new StringBuilder(Markdown.generatedBanner("Metrics reference",
-                "the meters ingest-app and shard-sink register (IngestMetrics, SinkMeters, ServiceMeters)"));
+                "the meters ingest-app, shard-sink and edge-gateway register (IngestMetrics, SinkMeters, GatewayMetrics, ServiceMeters)"));
         out.append("With `metrics.port` set, each service serves these in the Prometheus text format on `/metrics`, ")
                 .append("beside `/health` and `/ready` (see the [configuration reference](configuration.md)). ")
                 .append("Counters end in `_total`; a timer is a histogram in seconds (`_bucket`, `_count`, `_sum`) and a `_max` gauge. ")
                 .append("The [dashboard and alerts](../operating/monitoring.md) use only meters listed here and the Kafka client meters.\n\n");
         out.append("## ingest-app\n\n").append(families(registry -> new IngestMetrics(registry), "shardflow_"));
         out.append("## shard-sink\n\n").append(families(SinkMeters::register, "shardflow_"));
+        out.append("## edge-gateway\n\n").append("Its counters appear with their first request; their labels are shown here with one value each.\n\n")
+                .append(families(registry -> {
+                    GatewayMetrics gateway = new GatewayMetrics(registry, new InflightBudget(1));
+                    gateway.answered(200);
+                    gateway.samples("accepted", "", 1);
+                }, "shardflow_"));
         out.append("## Every service\n\n").append(families(registry -> ServiceMeters.bind(registry, () -> true), "shardflow_"));
         out.append("### JVM and process\n\n");
         out.append("From Micrometer's binders ")

@@ -19,17 +19,20 @@ public final class GatewayMetrics {
                 .publishPercentiles(0.5, 0.99).register(registry);
         Gauge.builder("shardflow.gateway.inflight.bytes", budget, InflightBudget::reservedBytes)
                 .description("bytes reserved by the requests in hand").register(registry);
-        Gauge.builder("shardflow.gateway.inflight.max.bytes", budget, InflightBudget::maxBytes).register(registry);
+        Gauge.builder("shardflow.gateway.inflight.max.bytes", budget, InflightBudget::maxBytes)
+                .description("the in-flight memory bound (inflight.max.bytes)").register(registry);
     }
 
     public void answered(int status) {
-        Counter.builder("shardflow.gateway.requests").tag("status", Integer.toString(status)).register(registry).increment();
+        Counter.builder("shardflow.gateway.requests").description("requests answered, by HTTP status")
+                .tag("status", Integer.toString(status)).register(registry).increment();
     }
 
     /** @param reason a dead-letter reason code, or "" */
     public void samples(String outcome, String reason, long count) {
         if (count > 0) {
-            Counter.builder("shardflow.gateway.samples").tag("outcome", outcome).tag("reason", reason).register(registry).increment(count);
+            Counter.builder("shardflow.gateway.samples").description("samples by outcome, with the dead-letter reason code of a refusal")
+                    .tag("outcome", outcome).tag("reason", reason).register(registry).increment(count);
         }
     }
 
