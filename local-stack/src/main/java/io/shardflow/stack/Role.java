@@ -7,7 +7,14 @@ public enum Role {
     BROKER,
     REGISTRY,
     /** S3Proxy or MinIO, see {@link S3Kind}. */
-    S3;
+    S3,
+    /** The OIDC identity provider (Keycloak) of a secure stack; a plain stack has none. */
+    IDP;
+
+    /** The servers a stack runs: every role for a secure one, all but {@link #IDP} for a plain one. */
+    public static java.util.List<Role> of(boolean secure) {
+        return secure ? java.util.List.of(values()) : java.util.List.of(BROKER, REGISTRY, S3);
+    }
 
     /** Lower-case name used for log files and data directories. */
     public String id() {

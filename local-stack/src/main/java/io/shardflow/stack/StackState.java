@@ -24,8 +24,10 @@ import java.util.Optional;
  * @param mtlsBootstrapServers the SSL listener that requires client certificates; null on a plain stack
  * @param clientConfigDir      a secure stack's client properties files, one pair per
  *                             {@link StackPrincipal}; null on a plain stack
- * @param caCertificate        PEM of the CA a secure stack's broker and MinIO certificates come from;
- *                             null on a plain stack
+ * @param caCertificate        PEM of the CA a secure stack's broker, MinIO, registry and identity
+ *                             provider certificates come from; null on a plain stack
+ * @param issuer               the identity provider's issuer URL (the token endpoint is under it); null
+ *                             on a plain stack
  */
 @JsonIgnoreProperties(ignoreUnknown = true)
 public record StackState(
@@ -43,7 +45,8 @@ public record StackState(
         Map<Role, ServerState> servers,
         String mtlsBootstrapServers,
         String clientConfigDir,
-        String caCertificate) {
+        String caCertificate,
+        String issuer) {
 
     public static final String FILE_NAME = "stack.json";
     static final int FORMAT_VERSION = 1;
@@ -85,6 +88,11 @@ public record StackState(
 
     public boolean secure() {
         return clientConfigDir != null;
+    }
+
+    /** The servers this stack runs (the identity provider only in a secure one). */
+    public java.util.List<Role> roles() {
+        return Role.of(secure());
     }
 
     /** Never prints the S3 secret key. */

@@ -21,6 +21,8 @@ public final class ToolPaths {
     public static final String PROP_TOOLS_DIR = "shardflow.tools";
     static final String PROPERTIES_FILE = "tools.properties";
     private static final String FIX = "run scripts/fetch-tools.sh";
+    /** Keycloak's launcher jar, relative to its home; the augmented server sits beside it in lib/quarkus. */
+    static final String KEYCLOAK_LAUNCHER = "lib/quarkus-run.jar";
 
     private final Path toolsDir;
     private final List<Path> kafkaClasspath;
@@ -28,15 +30,17 @@ public final class ToolPaths {
     private final Path apicurioRunnerJar;
     private final Path s3proxyJar;
     private final Optional<Path> minioBinary;
+    private final Optional<Path> keycloakHome;
 
     private ToolPaths(Path toolsDir, List<Path> kafkaClasspath, Path kafkaLog4jConfig, Path apicurioRunnerJar,
-            Path s3proxyJar, Optional<Path> minioBinary) {
+            Path s3proxyJar, Optional<Path> minioBinary, Optional<Path> keycloakHome) {
         this.toolsDir = toolsDir;
         this.kafkaClasspath = kafkaClasspath;
         this.kafkaLog4jConfig = kafkaLog4jConfig;
         this.apicurioRunnerJar = apicurioRunnerJar;
         this.s3proxyJar = s3proxyJar;
         this.minioBinary = minioBinary;
+        this.keycloakHome = keycloakHome;
     }
 
     /** The tools dir from {@code -Dshardflow.tools}, then {@code $SHARDFLOW_TOOLS}, then the default. */
@@ -71,8 +75,11 @@ public final class ToolPaths {
         String minio = props.getProperty("minio.binary");
         Optional<Path> minioBinary = Optional.ofNullable(minio).filter(s -> !s.isBlank()).map(Path::of)
                 .filter(Files::isExecutable);
+        // Only a secure stack runs Keycloak: a tools dir from before it was fetched still serves a plain one.
+        Optional<Path> keycloakHome = Optional.ofNullable(props.getProperty("keycloak.home")).filter(s -> !s.isBlank())
+                .map(s -> Path.of(s.trim())).filter(home -> Files.isRegularFile(home.resolve(KEYCLOAK_LAUNCHER)));
         return new ToolPaths(dir, classpath, existing(props, file, "kafka.log4j2.config"),
-                existing(props, file, "apicurio.runner.jar"), existing(props, file, "s3proxy.jar"), minioBinary);
+                existing(props, file, "apicurio.runner.jar"), existing(props, file, "s3proxy.jar"), minioBinary, keycloakHome);
     }
 
     private static Path existing(Properties props, Path file, String key) {
@@ -134,5 +141,11 @@ public final class ToolPaths {
     public Path requireMinio() {
         return minioBinary.orElseThrow(() -> new StackException("MinIO is not installed in " + toolsDir
                 + "; " + FIX + " without --no-minio (it builds MinIO from source with Go)"));
+    }
+
+    /** Keycloak's home (the unpacked, prebuilt distribution), or a clear error: a secure stack needs it. */
+    public Path requireKeycloak() {
+        return keycloakHome.orElseThrow(() -> new StackException("Keycloak (the secure stack's OIDC server) is not installed in "
+                + toolsDir + "; " + FIX + " again"));
     }
 }
