@@ -23,6 +23,8 @@ public final class ToolPaths {
     private static final String FIX = "run scripts/fetch-tools.sh";
     /** Keycloak's launcher jar, relative to its home; the augmented server sits beside it in lib/quarkus. */
     static final String KEYCLOAK_LAUNCHER = "lib/quarkus-run.jar";
+    /** Written by fetch-tools.sh once {@code kc.sh build} has finished. */
+    static final String KEYCLOAK_BUILT_MARKER = ".shardflow-built";
 
     private final Path toolsDir;
     private final List<Path> kafkaClasspath;
@@ -77,9 +79,29 @@ public final class ToolPaths {
                 .filter(Files::isExecutable);
         // Only a secure stack runs Keycloak: a tools dir from before it was fetched still serves a plain one.
         Optional<Path> keycloakHome = Optional.ofNullable(props.getProperty("keycloak.home")).filter(s -> !s.isBlank())
-                .map(s -> Path.of(s.trim())).filter(home -> Files.isRegularFile(home.resolve(KEYCLOAK_LAUNCHER)));
+                .map(s -> Path.of(s.trim())).or(() -> builtKeycloak(dir)).filter(home -> Files.isRegularFile(home.resolve(KEYCLOAK_LAUNCHER)));
         return new ToolPaths(dir, classpath, existing(props, file, "kafka.log4j2.config"),
                 existing(props, file, "apicurio.runner.jar"), existing(props, file, "s3proxy.jar"), minioBinary, keycloakHome);
+    }
+
+    /**
+     * A Keycloak that fetch-tools.sh built in {@code dir} when tools.properties does not name one: that
+     * file is rewritten whole by every run, and a run of an older checkout leaves the key out.
+     */
+    private static Optional<Path> builtKeycloak(Path dir) {
+        try (java.util.stream.Stream<Path> entries = Files.list(dir)) {
+            return entries.filter(p -> p.getFileName().toString().matches("keycloak-\\d+\\.\\d+\\.\\d+"))
+                    .filter(p -> Files.exists(p.resolve(KEYCLOAK_BUILT_MARKER)))
+                    .max(java.util.Comparator.comparing(ToolPaths::versionOf));
+        } catch (IOException e) {
+            return Optional.empty();
+        }
+    }
+
+    /** {@code keycloak-26.7.3} as a number that orders versions: 26 * 10^8 + 7 * 10^4 + 3. */
+    private static long versionOf(Path home) {
+        String[] parts = home.getFileName().toString().substring("keycloak-".length()).split("\\.");
+        return Long.parseLong(parts[0]) * 100_000_000L + Long.parseLong(parts[1]) * 10_000L + Long.parseLong(parts[2]);
     }
 
     private static Path existing(Properties props, Path file, String key) {
