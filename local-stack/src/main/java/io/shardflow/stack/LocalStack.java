@@ -181,6 +181,24 @@ public final class LocalStack implements AutoCloseable {
         return Optional.ofNullable(idp).map(KeycloakProcess::issuer);
     }
 
+    /** A secure stack's identity provider, with its administrator's credentials; empty for a plain stack. */
+    public Optional<IdentityProvider> identityProvider() {
+        return Optional.ofNullable(idp).map(p -> new IdentityProvider(p.issuer(), security.caFile(), StackIdentity.IDP_ADMIN_USER,
+                security.identity().idpAdminPassword()));
+    }
+
+    /**
+     * Every secret this stack made (passwords of key stores, SCRAM users, OIDC clients, the identity
+     * provider's admin) and the S3 secret key: for tests that check none of them leaks.
+     */
+    public List<String> secretValues() {
+        List<String> values = new java.util.ArrayList<>(List.of(s3SecretKey()));
+        if (security != null) {
+            values.addAll(security.secretValues());
+        }
+        return values;
+    }
+
     /** The OAuth2 token endpoint every client of a secure stack gets its tokens from; empty for a plain stack. */
     public Optional<String> tokenEndpoint() {
         return Optional.ofNullable(idp).map(p -> StackIdentity.tokenEndpoint(ports.idp()));

@@ -128,6 +128,12 @@ final class StackSecurity {
         }
     }
 
+    /** Every value of the secrets file but its version line. */
+    List<String> secretValues() {
+        return secrets.stringPropertyNames().stream().filter(key -> !key.equals(MATERIAL_VERSION_KEY)).map(secrets::getProperty)
+                .toList();
+    }
+
     StackIdentity identity() {
         return identity;
     }
