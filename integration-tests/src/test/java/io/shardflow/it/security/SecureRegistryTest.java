@@ -130,7 +130,7 @@ class SecureRegistryTest {
         wrongSecret.put(RegistryConfig.AUTH_CLIENT_SECRET, "not-the-secret-" + UUID.randomUUID());
         StartupException refused = probe(wrongSecret);
         assertThat(refused.setting()).isEqualTo(RegistryConfig.AUTH_CLIENT_SECRET);
-        assertThat(refused.getMessage()).contains("shardflow-sink", "invalid_client")
+        assertThat(refused.getMessage()).contains("shardflow-sink", "HTTP 401")
                 .doesNotContain(wrongSecret.get(RegistryConfig.AUTH_CLIENT_SECRET));
 
         String noRole = "it-start-no-role-" + UUID.randomUUID();

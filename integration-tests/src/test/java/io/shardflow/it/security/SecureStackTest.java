@@ -155,7 +155,7 @@ class SecureStackTest {
             assertThat(sink.waitFor(Duration.ofSeconds(120))).as("the sink exits at start").isTrue();
             assertThat(sink.exitCode()).as("exit code of a configuration error").isEqualTo(2);
             assertThat(sink.ownLog()).contains("check setting '" + RegistryConfig.AUTH_CLIENT_SECRET + "'", "shardflow-sink",
-                    "invalid_client").doesNotContain(wrong);
+                    "HTTP 401").doesNotContain(wrong);
         }
     }
 
