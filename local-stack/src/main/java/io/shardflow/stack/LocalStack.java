@@ -176,11 +176,6 @@ public final class LocalStack implements AutoCloseable {
         return registry.registryUrl();
     }
 
-    /** The identity provider's issuer, {@code https://127.0.0.1:PORT/realms/shardflow}; empty for a plain stack. */
-    public Optional<String> issuer() {
-        return Optional.ofNullable(idp).map(KeycloakProcess::issuer);
-    }
-
     /** A secure stack's identity provider, with its administrator's credentials; empty for a plain stack. */
     public Optional<IdentityProvider> identityProvider() {
         return Optional.ofNullable(idp).map(p -> new IdentityProvider(p.issuer(), security.caFile(), StackIdentity.IDP_ADMIN_USER,
@@ -197,11 +192,6 @@ public final class LocalStack implements AutoCloseable {
             values.addAll(security.secretValues());
         }
         return values;
-    }
-
-    /** The OAuth2 token endpoint every client of a secure stack gets its tokens from; empty for a plain stack. */
-    public Optional<String> tokenEndpoint() {
-        return Optional.ofNullable(idp).map(p -> StackIdentity.tokenEndpoint(ports.idp()));
     }
 
     public String s3Endpoint() {
@@ -295,7 +285,7 @@ public final class LocalStack implements AutoCloseable {
                 config.detached(), bucket(), bootstrapServers(), registryUrl(), s3Endpoint(), s3AccessKey(),
                 s3SecretKey(), ports, recorded, broker.mtlsBootstrapServers(),
                 clientConfigDir().map(Path::toString).orElse(null), caCertificate().map(Path::toString).orElse(null),
-                issuer().orElse(null));
+                idp == null ? null : idp.issuer());
     }
 
     private void writeState() {
