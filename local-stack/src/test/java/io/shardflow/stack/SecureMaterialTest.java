@@ -78,6 +78,31 @@ class SecureMaterialTest {
     }
 
     @Test
+    void shouldDeclareTheSameClientsRolesAndAudienceInDockerComposesRealm() throws Exception {
+        JsonNode stack = JSON.readTree(StackSecurity.prepare(work).identity().realmJson());
+        JsonNode compose = JSON.readTree(Path.of("..", "docker", "keycloak", "shardflow-realm.json").toFile());
+
+        assertThat(shape(compose)).isEqualTo(shape(stack));
+        compose.get("clients").forEach(client -> assertThat(client.get("secret").asText())
+                .as("compose takes each secret from the environment").matches("\\$\\{SHARDFLOW_OIDC_[A-Z]+_SECRET}"));
+    }
+
+    /** Per client: its roles, flows and mappers; the realm's roles and settings. Everything but the secrets (JSON equality ignores field order). */
+    private static Map<String, JsonNode> shape(JsonNode realm) {
+        Map<String, JsonNode> shape = new HashMap<>();
+        realm.get("users").forEach(user -> shape.put("roles of " + user.get("serviceAccountClientId").asText(), user.get("realmRoles")));
+        realm.get("clients").forEach(client -> {
+            com.fasterxml.jackson.databind.node.ObjectNode copy = client.deepCopy();
+            copy.remove("secret");
+            shape.put("client " + client.get("clientId").asText(), copy);
+        });
+        for (String field : new String[] {"realm", "enabled", "sslRequired", "accessTokenLifespan", "roles"}) {
+            shape.put(field, realm.get(field));
+        }
+        return shape;
+    }
+
+    @Test
     void shouldWriteEachClientsFilesOwnerOnlyAndAgreeingWithTheRealm() throws Exception {
         StackSecurity security = StackSecurity.prepare(work);
         security.writeClientFiles(TOKEN_ENDPOINT);
