@@ -10,12 +10,14 @@ import io.shardflow.it.support.KeycloakFixture;
 import io.shardflow.it.support.SecureStackExtension;
 import io.shardflow.stack.IdentityClient;
 import io.shardflow.stack.LocalStack;
+import io.shardflow.stack.Role;
 import io.shardflow.stack.StackEndpoints;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.file.Files;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
@@ -82,7 +84,7 @@ class SecureRegistryTest {
     }
 
     @Test
-    void shouldRefuseForgedExpiredAndMisaddressedTokens() {
+    void shouldRefuseForgedExpiredAndMisaddressedTokens() throws IOException {
         String edge = keycloak.token(IdentityClient.EDGE);
         String forged = KeycloakFixture.tamper(edge, "sr-admin");
         assertThat(KeycloakFixture.claims(forged).at("/realm_access/roles").toString()).contains("sr-admin");
@@ -102,6 +104,14 @@ class SecureRegistryTest {
         String other = keycloak.token(elsewhere, keycloak.createClient(elsewhere, List.of("sr-admin"), List.of("shardflow-gateway"),
                 Duration.ofMinutes(5)));
         assertThat(list(other).statusCode()).as("an admin's token minted for another API").isEqualTo(401);
+
+        // a bearer token is a credential too: neither server writes one it was shown to its log
+        for (Role role : List.of(Role.REGISTRY, Role.IDP)) {
+            String log = Files.readString(stack.logFile(role));
+            for (String token : List.of(edge, forged, expiring, other)) {
+                assertThat(log.contains(token.substring(token.lastIndexOf('.') + 1))).as("%s log holds a token", role).isFalse();
+            }
+        }
     }
 
     @Test
