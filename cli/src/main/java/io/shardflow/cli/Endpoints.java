@@ -7,9 +7,13 @@ import java.io.IOException;
 import java.nio.file.Files;
 import io.shardflow.stack.StackEndpoints;
 import java.nio.file.Path;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import javax.net.ssl.SSLContext;
+import org.apache.kafka.common.config.AbstractConfig;
+import org.apache.kafka.common.config.ConfigDef;
 import picocli.CommandLine.Option;
 
 /**
@@ -113,7 +117,7 @@ final class Endpoints {
      * writes them into the edge principal's file).
      */
     Map<String, Object> registrySerdeSettings(String registryUrl) {
-        Map<String, Object> settings = new java.util.HashMap<>();
+        Map<String, Object> settings = new HashMap<>();
         kafkaClientSettings().forEach((key, value) -> {
             if (key.startsWith("apicurio.registry.")) {
                 settings.put(key, value);
@@ -124,17 +128,16 @@ final class Endpoints {
     }
 
     /** An SSL context trusting the registry CA named by the client file's {@code apicurio.registry.tls.*} keys. */
-    Optional<javax.net.ssl.SSLContext> registryTls() {
+    Optional<SSLContext> registryTls() {
         Map<String, Object> client = kafkaClientSettings();
-        Map<String, Object> tls = new java.util.HashMap<>();
+        Map<String, Object> tls = new HashMap<>();
         for (String key : List.of("location", "password", "type")) {
             Object value = client.get("apicurio.registry.tls.truststore." + key);
             if (value != null) {
                 tls.put("registry.tls.truststore." + key, value);
             }
         }
-        return RegistryConfig.sslContext(new org.apache.kafka.common.config.AbstractConfig(
-                RegistryConfig.define(new org.apache.kafka.common.config.ConfigDef()), tls, false));
+        return RegistryConfig.sslContext(new AbstractConfig(RegistryConfig.define(new ConfigDef()), tls, false));
     }
 
     private String secretFromFile(Path option, String envName) {

@@ -7,6 +7,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.util.Comparator;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
@@ -102,7 +103,8 @@ final class KeycloakProcess extends ServerProcess {
         // C1 only: the IdP answers a few token requests a minute, and on two busy cores the C2 compiler's
         // threads doubled its start (53 s against 28 s for a restart at a load average of 15).
         return List.of(javaBinary(), "-Xms64m", "-Xmx512m", "-XX:MetaspaceSize=96M", "-XX:MaxMetaspaceSize=256m",
-                "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-XX:+ExitOnOutOfMemoryError", "-Dfile.encoding=UTF-8", "-Djava.awt.headless=true",
+                "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-XX:+ExitOnOutOfMemoryError", "-Dfile.encoding=UTF-8",
+                "-Djava.awt.headless=true",
                 stackDirMarker(), tmpDirOption(),
                 // what kc.sh passes: the dist's home, JBoss logging, the opens Quarkus and JBoss Threads need
                 "-Dkc.home.dir=" + home, "-Djboss.server.config.dir=" + home.resolve("conf"),
@@ -140,7 +142,7 @@ final class KeycloakProcess extends ServerProcess {
             return;
         }
         try (Stream<Path> paths = Files.walk(root)) {
-            for (Path path : paths.sorted(java.util.Comparator.reverseOrder()).toList()) {
+            for (Path path : paths.sorted(Comparator.reverseOrder()).toList()) {
                 Files.delete(path);
             }
         }

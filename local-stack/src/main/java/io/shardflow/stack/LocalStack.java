@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
@@ -187,7 +188,7 @@ public final class LocalStack implements AutoCloseable {
      * provider's admin) and the S3 secret key: for tests that check none of them leaks.
      */
     public List<String> secretValues() {
-        List<String> values = new java.util.ArrayList<>(List.of(s3SecretKey()));
+        List<String> values = new ArrayList<>(List.of(s3SecretKey()));
         if (security != null) {
             values.addAll(security.secretValues());
         }

@@ -1,5 +1,6 @@
 package io.shardflow.stack;
 
+import java.util.List;
 import java.util.Locale;
 
 /** The servers of a local stack, each one process. Chaos tests stop, kill and restart them by role. */
@@ -12,8 +13,8 @@ public enum Role {
     IDP;
 
     /** The servers a stack runs: every role for a secure one, all but {@link #IDP} for a plain one. */
-    public static java.util.List<Role> of(boolean secure) {
-        return secure ? java.util.List.of(values()) : java.util.List.of(BROKER, REGISTRY, S3);
+    public static List<Role> of(boolean secure) {
+        return secure ? List.of(values()) : List.of(BROKER, REGISTRY, S3);
     }
 
     /** Lower-case name used for log files and data directories. */

@@ -9,6 +9,7 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.Collections;
 import java.util.EnumMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
@@ -91,7 +92,7 @@ public record StackState(
     }
 
     /** The servers this stack runs (the identity provider only in a secure one). */
-    public java.util.List<Role> roles() {
+    public List<Role> roles() {
         return Role.of(secure());
     }
 

@@ -5,10 +5,12 @@ import java.io.Reader;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
 import java.util.Properties;
 import java.util.stream.Collectors;
+import java.util.stream.Stream;
 
 /**
  * Where scripts/fetch-tools.sh installed the servers, read from its {@code tools.properties}.
@@ -89,10 +91,10 @@ public final class ToolPaths {
      * file is rewritten whole by every run, and a run of an older checkout leaves the key out.
      */
     private static Optional<Path> builtKeycloak(Path dir) {
-        try (java.util.stream.Stream<Path> entries = Files.list(dir)) {
+        try (Stream<Path> entries = Files.list(dir)) {
             return entries.filter(p -> p.getFileName().toString().matches("keycloak-\\d+\\.\\d+\\.\\d+"))
                     .filter(p -> Files.exists(p.resolve(KEYCLOAK_BUILT_MARKER)))
-                    .max(java.util.Comparator.comparing(ToolPaths::versionOf));
+                    .max(Comparator.comparing(ToolPaths::versionOf));
         } catch (IOException e) {
             return Optional.empty();
         }

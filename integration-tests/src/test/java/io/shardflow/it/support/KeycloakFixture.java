@@ -36,6 +36,12 @@ import javax.net.ssl.TrustManagerFactory;
  * credentials, new clients made through Keycloak's admin API (with chosen realm roles, audiences and
  * token lifetime, e.g. one whose tokens expire in seconds), and a tampered copy of a real token. No
  * hand-made token issuer: every signature checked here was made, or not, by Keycloak.
+ *
+ * <p>A verifier under test is pointed at {@code idp().issuer()} (its JWKS is
+ * {@code issuer + "/protocol/openid-connect/certs"}) and trusts {@code idp().caFile()}. For an API of
+ * its own audience, e.g. the ingest gateway: {@code createClient("it-device", List.of(),
+ * List.of("shardflow-gateway"), Duration.ofMinutes(5))}, then {@code token("it-device", secret)};
+ * the stack's own clients' tokens carry only the registry's audience, which such a verifier must refuse.
  */
 public final class KeycloakFixture {
 
