@@ -3,6 +3,10 @@ package io.shardflow.it.security;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.apicurio.registry.resolver.client.RegistryClientFacade;
+import io.apicurio.registry.resolver.client.RegistryClientFacadeFactory;
+import io.apicurio.registry.resolver.config.SchemaResolverConfig;
 import io.shardflow.app.RegistryConfig;
 import io.shardflow.app.StartupChecks;
 import io.shardflow.app.StartupException;
@@ -111,6 +115,27 @@ class SecureRegistryTest {
             for (String token : List.of(edge, forged, expiring, other)) {
                 assertThat(log.contains(token.substring(token.lastIndexOf('.') + 1))).as("%s log holds a token", role).isFalse();
             }
+        }
+    }
+
+    @Test
+    void shouldLetTheSerdesClientGetANewTokenEachTimeItsTokenExpires() throws Exception {
+        String shortLived = "it-serde-renewal-" + UUID.randomUUID();
+        Map<String, String> settings = new HashMap<>(endpoints.registrySettings(IdentityClient.SINK));
+        settings.put(RegistryConfig.AUTH_CLIENT_ID, shortLived);
+        settings.put(RegistryConfig.AUTH_CLIENT_SECRET, keycloak.createClient(shortLived, List.of("sr-readonly"),
+                List.of(keycloak.idp().registryAudience()), Duration.ofSeconds(4)));
+        // the serde's own registry client, as ingest-app's and shard-sink's deserializers build it
+        RegistryClientFacade registry = RegistryClientFacadeFactory.create(
+                new SchemaResolverConfig(RegistryConfig.serdeSettings(settings, endpoints.registryUrl())));
+        String latest = call(HttpRequest.newBuilder(URI.create(endpoints.registryUrl()
+                + "/groups/default/artifacts/samples-value/versions/branch=latest")).GET(), keycloak.token(IdentityClient.SINK)).body();
+        long contentId = new ObjectMapper().readTree(latest).get("contentId").asLong();
+
+        for (int round = 0; round < 4; round++) {
+            assertThat(registry.getSchemaByContentId(contentId)).as("round %d, %d s after the first token", round, 6 * round)
+                    .contains("\"name\":\"Sample\"");
+            Thread.sleep(6_000); // past the 4-second lifetime of the token just used
         }
     }
 
