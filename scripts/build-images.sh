@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds the container images from what is on this machine, with no registry access:
 #   shardflow/ingest-app, shardflow/shard-sink, shardflow/edge-gateway, shardflow/cli   (from mvn package's target/dist)
-#   shardflow/kafka, shardflow/apicurio-registry, shardflow/minio (from scripts/fetch-tools.sh's tools)
+#   shardflow/kafka, shardflow/apicurio-registry, shardflow/keycloak, shardflow/minio (from scripts/fetch-tools.sh's tools)
 # on a Debian bookworm base with openjdk-17-jre-headless made by debootstrap (scripts/lib/base-image.sh).
 # Users with registry access build the shardflow images on the upstream eclipse-temurin:17-jre instead:
 #   BASE_IMAGE=eclipse-temurin:17-jre scripts/build-images.sh --services
@@ -69,6 +69,11 @@ if [[ $what == --all ]]; then
   cp "$ROOT"/docker/kafka-bin/*.sh "$stage/kafka/bin/"
   build kafka "$ROOT/docker/kafka.Dockerfile" "$stage/kafka"
   build apicurio-registry "$ROOT/docker/registry.Dockerfile" "$(dirname "$(props apicurio.runner.jar)")"
+  # Keycloak, built for dev-file by fetch-tools.sh (docker-compose's "secure" profile)
+  keycloak_home=$(props keycloak.home)
+  [[ -n $keycloak_home ]] || keycloak_home=$(ls -d "$TOOLS"/keycloak-*/ 2>/dev/null | sort -V | tail -n 1)
+  [[ -f ${keycloak_home%/}/.shardflow-built ]] || { echo "no built Keycloak in $TOOLS: run scripts/fetch-tools.sh" >&2; exit 1; }
+  build keycloak "$ROOT/docker/keycloak.Dockerfile" "${keycloak_home%/}"
   cp "$(props minio.binary)" "$stage/minio/minio"
   build minio "$ROOT/docker/minio.Dockerfile" "$stage/minio"
 fi

@@ -2,6 +2,8 @@
 # Installs the servers that local-stack runs as plain processes (no Docker here):
 #   - Kafka broker classpath   (Maven, tools/kafka-broker/pom.xml)
 #   - Apicurio Registry runner (Maven Central zip)
+#   - Keycloak                 (Maven Central zip, built once for the dev-file database: the
+#                               secure stack's OIDC server)
 #   - S3Proxy                  (Maven Central jar-with-dependencies)
 #   - MinIO server             (built from source with `go install`; skip with --no-minio)
 # and writes $TOOLS/tools.properties, which io.shardflow.stack.ToolPaths reads.
@@ -43,6 +45,7 @@ KAFKA_VERSION=$(pom_prop kafka.version)
 SLF4J_VERSION=$(pom_prop slf4j.version)
 LOG4J_VERSION=$(pom_prop log4j.version)
 APICURIO_VERSION=$(pom_prop apicurio.server.version)
+KEYCLOAK_VERSION=$(pom_prop keycloak.version)
 S3PROXY_VERSION=$(pom_prop s3proxy.version)
 MINIO_VERSION=$(pom_prop minio.server.version)
 
@@ -116,13 +119,13 @@ all_jars_exist() {
 mvn_standalone() { (cd "$TOOLS" && mvn "$@"); }
 
 # Downloads one artifact into the local Maven repo (dependency:get; copy/unpack can't be used for
-# Apicurio for the same missing parent pom) and prints its path.
+# Apicurio for the same missing parent pom) and prints its path. An empty classifier means none.
 m2_get() {
-  local g=$1 a=$2 v=$3 type=$4 classifier=$5
-  local file="$M2_REPO/${g//.//}/$a/$v/$a-$v-$classifier.$type"
+  local g=$1 a=$2 v=$3 type=$4 classifier=${5:-}
+  local file="$M2_REPO/${g//.//}/$a/$v/$a-$v${classifier:+-$classifier}.$type"
   if [[ ! -s "$file" ]]; then
     run_step "get-$a" mvn_standalone -B -q -Dmaven.repo.local="$M2_REPO" dependency:get \
-      -Dartifact="$g:$a:$v:$type:$classifier" -Dtransitive=false
+      -Dartifact="$g:$a:$v:$type${classifier:+:$classifier}" -Dtransitive=false
     [[ -s "$file" ]] || die "mvn dependency:get succeeded but $file is missing"
   fi
   printf '%s' "$file"
@@ -143,6 +146,23 @@ fetch_apicurio() {
   [[ "$(dirname "$found")" == "$dir.tmp" ]] || die "unexpected zip layout: $found"
   rm -rf "$dir" && mv "$dir.tmp" "$dir"
   [[ -s "$runner" ]] || die "expected $runner after unzip, found $(basename "$found")"
+}
+
+# Keycloak's Quarkus distribution, augmented once here (`kc.sh build`, 1-2 minutes) for the
+# dev-file database, so every stack start is an optimized start of a prebuilt server. The build
+# writes into the dist's lib/quarkus, so a half-built dir is never left under the final name.
+fetch_keycloak() {
+  local dir="$TOOLS/keycloak-$KEYCLOAK_VERSION"
+  [[ -f "$dir/lib/quarkus/build-system.properties" && -f "$dir/.shardflow-built" ]] && return 0
+  local zip
+  zip=$(m2_get org.keycloak keycloak-quarkus-dist "$KEYCLOAK_VERSION" zip)
+  rm -rf "$dir.tmp" && mkdir -p "$dir.tmp"
+  run_step unzip-keycloak unzip -q -o "$zip" -d "$dir.tmp"
+  [[ -d "$dir.tmp/keycloak-$KEYCLOAK_VERSION/lib" ]] || die "unexpected zip layout in $zip"
+  run_step build-keycloak "$dir.tmp/keycloak-$KEYCLOAK_VERSION/bin/kc.sh" build --db=dev-file
+  rm -rf "$dir" && mv "$dir.tmp/keycloak-$KEYCLOAK_VERSION" "$dir" && rm -rf "$dir.tmp"
+  # the build ran in the tmp dir: the paths it recorded must not matter, only the augmented app
+  touch "$dir/.shardflow-built"
 }
 
 fetch_s3proxy() {
@@ -187,6 +207,8 @@ write_properties() {
     echo "kafka.log4j2.config=$TOOLS/kafka-log4j2.xml"
     echo "apicurio.version=$APICURIO_VERSION"
     echo "apicurio.runner.jar=$TOOLS/apicurio-$APICURIO_VERSION/apicurio-registry-app-$APICURIO_VERSION-runner.jar"
+    echo "keycloak.version=$KEYCLOAK_VERSION"
+    echo "keycloak.home=$TOOLS/keycloak-$KEYCLOAK_VERSION"
     echo "s3proxy.version=$S3PROXY_VERSION"
     echo "s3proxy.jar=$TOOLS/s3proxy-$S3PROXY_VERSION.jar"
     echo "minio.version=$MINIO_VERSION"
@@ -204,6 +226,7 @@ flock 9
 ensure_java_and_maven
 fetch_kafka
 fetch_apicurio
+fetch_keycloak
 fetch_s3proxy
 if ((WITH_MINIO)); then fetch_minio; fi
 write_properties

@@ -86,6 +86,9 @@ smoke_all() { # tag --all|--services
       smoke_server "shardflow/kafka:$tag" "Kafka Server started" 180 "${SMOKE_KAFKA_ENV[@]}" & pids+=($!); names+=(kafka)
     _smoke apicurio-registry /opt/apicurio /opt/apicurio/lib -- \
       smoke_server "shardflow/apicurio-registry:$tag" "http:8080/apis/registry/v3/system/info" 180 & pids+=($!); names+=(apicurio-registry)
+    # its version through kc.sh as the image's user (the server itself needs the secure profile's key store)
+    _smoke keycloak /opt/keycloak /opt/keycloak/bin/kc.sh /opt/keycloak/lib /opt/keycloak/data -- \
+      smoke_version "shardflow/keycloak:$tag" "Keycloak " --version & pids+=($!); names+=(keycloak)
     _smoke minio /usr/local/bin/minio /data -- \
       smoke_server "shardflow/minio:$tag" "API:" 60 -e MINIO_ROOT_USER=smoke -e MINIO_ROOT_PASSWORD=smoke-secret -- \
       server /data --address 127.0.0.1:9000 & pids+=($!); names+=(minio)

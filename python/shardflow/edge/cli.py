@@ -1,7 +1,7 @@
 """``shardflow-edge``: the edge SDK from the command line.
 
     shardflow-edge import DIR --dataset cams --version v1 --spec spec.json --queue-dir /var/lib/edge/queue \\
-        --device-id cam-7 [--index labels.csv] [--bootstrap HOST:PORT] [--registry URL]
+        --device-id cam-7 [--index labels.csv] [--bootstrap HOST:PORT] [--registry URL] [--registry-config FILE]
     shardflow-edge status --queue-dir /var/lib/edge/queue
 
 ``import`` queues every file (durably) and then waits up to ``--flush-timeout`` seconds for the
@@ -38,6 +38,9 @@ def parser() -> argparse.ArgumentParser:
     imp.add_argument("--device-id", default=os.environ.get("SHARDFLOW_DEVICE_ID"), help="env SHARDFLOW_DEVICE_ID")
     imp.add_argument("--bootstrap", default=os.environ.get("SHARDFLOW_BOOTSTRAP_SERVERS"), help="env SHARDFLOW_BOOTSTRAP_SERVERS")
     imp.add_argument("--registry", default=os.environ.get("SHARDFLOW_REGISTRY_URL"), help="env SHARDFLOW_REGISTRY_URL")
+    imp.add_argument("--registry-config", default=os.environ.get("SHARDFLOW_REGISTRY_CONFIG"),
+                     help="a properties file of registry.auth.* (basic, or OAuth2 client credentials) and registry.tls.* "
+                          "(a PEM CA) settings, as a secure local stack writes; env SHARDFLOW_REGISTRY_CONFIG")
     imp.add_argument("--kafka-config", default=os.environ.get("SHARDFLOW_KAFKA_CLIENT_CONFIG"),
                      help="a properties file of librdkafka settings (security.protocol, sasl.*, ssl.*); env SHARDFLOW_KAFKA_CLIENT_CONFIG")
     imp.add_argument("--batch", type=int, default=64, help="files per disk sync (default 64)")
@@ -62,10 +65,13 @@ def main(argv=None) -> int:
     from shardflow.edge.importer import Importer
     from shardflow.edge.producer import EdgeProducer
     from shardflow.edge.queue import QueueSettings
+    from shardflow.edge.registry_auth import RegistryConfig, load_registry_config
     try:
+        registry = load_registry_config(args.registry_config) if args.registry_config else RegistryConfig(None, None)
         producer = EdgeProducer(args.dataset, args.version, bootstrap=args.bootstrap, registry=args.registry,
                                 queue_dir=args.queue_dir, device_id=args.device_id, spec=args.spec, tensors=args.tensor,
                                 label=args.label, kafka_config=_properties(args.kafka_config),
+                                registry_auth=registry.auth, registry_ca_bundle=registry.ca_bundle,
                                 queue=QueueSettings(max_bytes=args.max_queue_bytes))
     except (EdgeError, ValueError, OSError) as e:
         print(f"shardflow-edge import: {e}", file=sys.stderr)
@@ -83,16 +89,8 @@ def main(argv=None) -> int:
 
 
 def _properties(path):
-    if not path:
-        return None
-    settings = {}
-    with open(path, encoding="utf-8") as f:
-        for line in f:
-            line = line.strip()
-            if line and not line.startswith(("#", "!")) and "=" in line:
-                key, value = line.split("=", 1)
-                settings[key.strip()] = value.strip()
-    return settings
+    from shardflow.edge.registry_auth import read_properties
+    return read_properties(path) if path else None
 
 
 def _status(queue_dir: str) -> int:

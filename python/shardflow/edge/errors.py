@@ -50,6 +50,11 @@ class RegistryModeMismatch(EdgeError):
     """The registry or the configured id mode would frame records differently from what ingest-app reads."""
 
 
+class RegistryAccessDenied(EdgeError):
+    """The registry or its identity provider refused this producer's credentials (401) or principal
+    (403): a configuration error whose message names the setting; never retried."""
+
+
 class ProducerClosed(EdgeError):
     """``send`` after ``close``."""
 

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence
 
 from shardflow.edge import broker_limit, registry as registry_mod, wire
+from shardflow.edge.registry_auth import RegistryAuth
 from shardflow.edge.errors import DeliveryStopped, ProducerClosed, SampleRejected, SampleTooLarge
 from shardflow.edge.queue import DurableQueue, QueueSettings
 from shardflow.edge.sender import Sender, kafka_settings, wait_until_done
@@ -48,12 +49,17 @@ class EdgeProducer:
                  spec: Optional[SpecLike] = None, tensors: Optional[Sequence[str]] = None, label: Optional[str] = None,
                  topic: str = "samples", queue: QueueSettings = QueueSettings(),
                  kafka_config: Optional[Mapping[str, Any]] = None, registry_id_mode: str = registry_mod.ID_MODE,
-                 registry_auth=None, max_message_bytes: Optional[int] = None, limits: Limits = Limits(),
+                 registry_auth: RegistryAuth = None, registry_ca_bundle: Optional[str] = None,
+                 registry_auto_register: bool = True, max_message_bytes: Optional[int] = None, limits: Limits = Limits(),
                  clock: Callable[[], float] = time.time, producer_factory: Optional[Callable[[], Any]] = None):
         """``spec``: the dataset version's spec.json (path, bytes, dict or DatasetSpec), or ``tensors``
         (``name:dtype[:shape]`` texts) and ``label``. ``kafka_config``: librdkafka settings over the
-        SDK's (security.protocol, sasl.*, ssl.*, or compression.type=zstd). Raises
-        RegistryModeMismatch before anything else for an id mode ingest-app cannot read."""
+        SDK's (security.protocol, sasl.*, ssl.*, or compression.type=zstd). ``registry_auth``: a
+        (user, password) pair or ``OAuth2ClientCredentials``; ``registry_ca_bundle``: the registry's CA
+        (PEM); ``load_registry_config(path)`` reads both from the Java services' properties keys.
+        ``registry_auto_register=False``: look the schema up, never register it (a read-only device).
+        Raises RegistryModeMismatch before anything else for an id mode ingest-app cannot read, and
+        RegistryAccessDenied when a reachable registry refuses the credentials or the principal."""
         registry_mod.check_configuration(registry, registry_id_mode)
         for field, value in (("dataset", dataset), ("version", version)):
             if not isinstance(value, str) or not NAME.fullmatch(value):
@@ -63,7 +69,8 @@ class EdgeProducer:
         self._spec = load_spec(spec, dataset, version, label, tensors)
         self._limits = limits
         self._clock = clock
-        self._registry = registry_mod.RegistryClient(registry, topic, auth=registry_auth)
+        self._registry = registry_mod.RegistryClient(registry, topic, auth=registry_auth, ca_bundle=registry_ca_bundle,
+                                                     auto_register=registry_auto_register)
         self._check_registry_if_reachable()
         settings = kafka_settings(bootstrap, max_message_bytes or broker_limit.DEFAULT_MAX_MESSAGE_BYTES,
                                   dict(kafka_config or {}))
@@ -93,6 +100,7 @@ class EdgeProducer:
         sender checks once it can reach it, and sends nothing before."""
         try:
             self._registry.check_version()
+            self._registry.check_access()
         except registry_mod.RegistryUnavailable as e:
             LOG.info("edge producer: registry not reachable at start (%s); it is checked before the first delivery", e)
 

@@ -5,19 +5,27 @@ schema. Apicurio 2.x serdes (and some third-party ones) put an 8-byte global id 
 record framed so decodes as garbage or as the wrong schema. So the producer refuses to start when
 the id mode it is told to use is not ``contentId``, when the registry is not a 3.x one, or when the
 id the registry returns does not give back the schema it registered.
+
+A registry that authenticates (README, Security) lets a device read but not register: the producer
+then finds the version an admin registered (the latest of the topic's artifact) and checks, as after
+registering, that its content id gives back this very schema and its references.
 """
 
 from __future__ import annotations
 
-import base64
 import json
+import logging
+import os
 import ssl
 import urllib.error
+import urllib.parse
 import urllib.request
-from typing import Optional, Tuple
+from typing import Optional
 
-from shardflow.edge.errors import RegistryModeMismatch
-import os
+from shardflow.edge.errors import RegistryAccessDenied, RegistryModeMismatch
+from shardflow.edge.registry_auth import OAuth2ClientCredentials, RegistryAuth, TokenEndpointUnavailable, authorization
+
+LOG = logging.getLogger(__name__)
 
 ID_MODE = "contentId"
 #: edge-client's serde registers under the topic's value artifact (TopicIdStrategy) in the default group
@@ -45,20 +53,34 @@ def check_configuration(url: str, id_mode: str) -> None:
 
 
 class RegistryClient:
+    """``auth``: None, a (user, password) pair, or ``OAuth2ClientCredentials``. ``auto_register``:
+    False never tries to register (a read-only device); True registers and, when the registry
+    refuses it that (403), looks the schema up instead."""
 
-    def __init__(self, url: str, topic: str, auth: Optional[Tuple[str, str]] = None,
-                 ca_bundle: Optional[str] = None, timeout: float = 10.0):
+    def __init__(self, url: str, topic: str, auth: RegistryAuth = None, ca_bundle: Optional[str] = None,
+                 timeout: float = 10.0, auto_register: bool = True):
         self.url = url.rstrip("/")
         self.artifact_id = f"{topic}-value"
         self._timeout = timeout
-        self._headers = {"Accept": "application/json"}
-        if auth:
-            token = base64.b64encode(f"{auth[0]}:{auth[1]}".encode()).decode()
-            self._headers["Authorization"] = f"Basic {token}"
+        self._auth = auth
+        self._auto_register = auto_register
         self._ssl = ssl.create_default_context(cafile=ca_bundle) if ca_bundle else None
 
     def _call(self, method: str, path: str, body: Optional[bytes] = None, content_type: Optional[str] = None):
-        headers = dict(self._headers)
+        status, answer = self._call_once(method, path, body, content_type)
+        if status == 401 and isinstance(self._auth, OAuth2ClientCredentials):
+            self._auth.invalidate()  # expired or revoked before its time: one new token, one more try
+            status, answer = self._call_once(method, path, body, content_type)
+        return status, answer
+
+    def _call_once(self, method: str, path: str, body: Optional[bytes], content_type: Optional[str]):
+        headers = {"Accept": "application/json"}
+        try:
+            header = authorization(self._auth)
+        except TokenEndpointUnavailable as e:
+            raise RegistryUnavailable(str(e)) from e
+        if header:
+            headers["Authorization"] = header
         if content_type:
             headers["Content-Type"] = content_type
         request = urllib.request.Request(self.url + path, data=body, method=method, headers=headers)
@@ -69,6 +91,21 @@ class RegistryClient:
             return e.code, e.read()
         except (urllib.error.URLError, OSError) as e:
             raise RegistryUnavailable(f"registry {self.url} did not answer: {e}") from e
+
+    def _refuse(self, status: int, what: str) -> None:
+        if status == 401:
+            raise RegistryAccessDenied(f"registry {self.url} refused our credentials (HTTP 401) {what}: check "
+                                       "registry.auth.* (a token from the identity provider the registry trusts)")
+        if status == 403:
+            raise RegistryAccessDenied(f"registry {self.url} refused our principal (HTTP 403) {what}: it has no "
+                                       "registry role allowing it (registry.auth.client.id)")
+
+    def check_access(self) -> None:
+        """One authenticated read, as at every delivery: a 401 or 403 is a configuration error."""
+        status, _ = self._call("GET", "/search/artifacts?limit=1")
+        if status >= 500 or status == 429:
+            raise RegistryUnavailable(f"registry {self.url} answered {status}")
+        self._refuse(status, "reading artifacts")
 
     def check_version(self) -> str:
         status, body = self._call("GET", "/system/info")
@@ -92,19 +129,67 @@ class RegistryClient:
         Tensor). The texts are the serializer's (python/shardflow/edge/registered, checked by
         edge-client's WireFixtureTest); same text and same references give the same content id."""
         self.check_version()
-        dtype = self._register(DTYPE_ARTIFACT, REGISTERED[DTYPE_ARTIFACT], [])
-        tensor = self._register(TENSOR_ARTIFACT, REGISTERED[TENSOR_ARTIFACT], [_reference(DTYPE_ARTIFACT, dtype["version"])])
-        sample = self._register(self.artifact_id, REGISTERED[SAMPLE_TYPE], [_reference(TENSOR_ARTIFACT, tensor["version"])])
-        content_id = sample["contentId"]
+        content_id = self._register_all() if self._auto_register else None
+        if content_id is None:
+            content_id = self._registered_content_id()
         if not 0 <= content_id < 2 ** 31:
             raise RegistryModeMismatch(f"content id {content_id} does not fit the 4-byte framing")
-        status, stored = self._call("GET", f"/ids/contentIds/{content_id}")
-        if status != 200 or json.loads(stored) != json.loads(REGISTERED[SAMPLE_TYPE]):
-            raise RegistryModeMismatch(f"registry {self.url}: content id {content_id} does not give back the Sample "
-                                       f"schema (HTTP {status}); refusing to frame records with it")
+        self._check_content(content_id, SAMPLE_TYPE, TENSOR_ARTIFACT)
         return content_id
 
-    def _register(self, artifact_id: str, text: str, references) -> dict:
+    def _register_all(self) -> Optional[int]:
+        """The content id of the registered Sample, or None when this principal may not register."""
+        dtype = self._register(DTYPE_ARTIFACT, REGISTERED[DTYPE_ARTIFACT], [])
+        if dtype is None:
+            LOG.info("registry %s: this principal may not register schemas (HTTP 403); looking up the version "
+                     "an admin registered", self.url)
+            return None
+        tensor = self._register(TENSOR_ARTIFACT, REGISTERED[TENSOR_ARTIFACT], [_reference(DTYPE_ARTIFACT, dtype["version"])])
+        sample = tensor and self._register(self.artifact_id, REGISTERED[SAMPLE_TYPE],
+                                           [_reference(TENSOR_ARTIFACT, tensor["version"])])
+        if sample is None:
+            raise RegistryAccessDenied(f"registry {self.url} let us register {DTYPE_ARTIFACT} but not the rest (HTTP 403)")
+        return sample["contentId"]
+
+    def _registered_content_id(self) -> int:
+        """The latest version of the topic's value artifact, as edge-client finds it with
+        ``apicurio.registry.find-latest``; an admin registers it first (README, Security)."""
+        path = f"/groups/{ARTIFACT_GROUP}/artifacts/{urllib.parse.quote(self.artifact_id)}/versions/branch=latest"
+        status, body = self._call("GET", path)
+        if status >= 500 or status == 429:
+            raise RegistryUnavailable(f"registry answered {status} looking up {self.artifact_id}")
+        self._refuse(status, f"looking up {self.artifact_id}")
+        if status == 404:
+            raise RegistryModeMismatch(f"registry {self.url} has no {self.artifact_id} and this principal may not "
+                                       "register it: an admin registers the samples schemas first (README, Security)")
+        if status != 200:
+            raise RegistryModeMismatch(f"registry {self.url} answered HTTP {status} looking up {self.artifact_id}")
+        return json.loads(body)["contentId"]
+
+    def _check_content(self, content_id: int, schema: str, referenced: Optional[str]) -> None:
+        """The content id gives back ``schema``, and its reference (if any) the registered type of that
+        name, down the chain: a look-up must frame records exactly as a registration would."""
+        status, stored = self._call("GET", f"/ids/contentIds/{content_id}")
+        if status != 200 or json.loads(stored) != json.loads(REGISTERED[schema]):
+            raise RegistryModeMismatch(f"registry {self.url}: content id {content_id} does not give back the {schema} "
+                                       f"schema (HTTP {status}); refusing to frame records with it")
+        status, body = self._call("GET", f"/ids/contentIds/{content_id}/references")
+        references = json.loads(body) if status == 200 else None
+        names = sorted(r.get("name") for r in references or [])
+        if names != ([referenced] if referenced else []):
+            raise RegistryModeMismatch(f"registry {self.url}: content id {content_id} refers to {names}, not "
+                                       f"{[referenced] if referenced else []} (HTTP {status})")
+        if referenced:
+            ref = references[0]
+            status, body = self._call("GET", f"/groups/{ref.get('groupId') or ARTIFACT_GROUP}/artifacts/"
+                                             f"{urllib.parse.quote(ref['artifactId'])}/versions/{ref['version']}")
+            if status != 200:
+                raise RegistryModeMismatch(f"registry {self.url}: reference {ref['artifactId']} version {ref['version']} "
+                                           f"answered HTTP {status}")
+            self._check_content(json.loads(body)["contentId"], referenced,
+                                DTYPE_ARTIFACT if referenced == TENSOR_ARTIFACT else None)
+
+    def _register(self, artifact_id: str, text: str, references) -> Optional[dict]:
         content = {"content": text, "contentType": "application/json"}
         if references:
             content["references"] = references
@@ -113,6 +198,9 @@ class RegistryClient:
                                   json.dumps(create).encode(), "application/json")
         if status >= 500 or status == 429:
             raise RegistryUnavailable(f"registry answered {status} registering {artifact_id}")
+        if status == 403:
+            return None
+        self._refuse(status, f"registering {artifact_id}")
         if status not in (200, 201):
             raise RegistryModeMismatch(f"registry {self.url} refused schema {artifact_id} (HTTP {status}): "
                                        f"{body[:300].decode('utf-8', 'replace')}")

@@ -18,7 +18,7 @@ import time
 from typing import Callable, Dict, Optional
 
 from shardflow.edge import wire
-from shardflow.edge.errors import RegistryModeMismatch
+from shardflow.edge.errors import RegistryAccessDenied, RegistryModeMismatch
 from shardflow.edge.queue import DurableQueue
 from shardflow.edge.reader import QueueReader
 from shardflow.edge.registry import RegistryUnavailable
@@ -80,7 +80,7 @@ class Sender:
                 self._session(content_id)
                 if not self._stop.is_set():
                     self._stop.wait(1.0)  # after an error that stopped the session: back off, then resend
-        except RegistryModeMismatch as e:
+        except (RegistryModeMismatch, RegistryAccessDenied) as e:
             self.fatal, self.last_error = e, str(e)
             LOG.error("edge sender stopped: %s", e)
         except BaseException as e:  # noqa: B902 - anything else stops delivery, visibly, never silently

@@ -7,6 +7,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.GeneralSecurityException;
 import java.security.KeyStore;
+import java.security.cert.Certificate;
+import java.security.cert.CertificateFactory;
 import java.util.Base64;
 import java.util.HashMap;
 import java.util.Map;
@@ -66,7 +68,7 @@ public final class RegistryConfig {
                 .define(TRUSTSTORE_LOCATION, Type.STRING, "", Importance.MEDIUM,
                         "trust store with the CA of a registry served over https; empty trusts the JVM's CAs")
                 .define(TRUSTSTORE_PASSWORD, Type.PASSWORD, "", Importance.LOW, "password of the registry trust store")
-                .define(TRUSTSTORE_TYPE, Type.STRING, "PKCS12", Importance.LOW, "type of the registry trust store (PKCS12, JKS)");
+                .define(TRUSTSTORE_TYPE, Type.STRING, "PKCS12", Importance.LOW, "type of the registry trust store (PKCS12, JKS, or PEM: CA certificates in a PEM file)");
     }
 
     /** The serde's settings for {@code registryUrl}: url plus whichever auth and TLS keys are set. */
@@ -85,6 +87,14 @@ public final class RegistryConfig {
         return settings;
     }
 
+    /**
+     * The serde's settings from plain {@code registry.*} settings (a file such as a secure local
+     * stack's {@code <client>-registry.properties}), for tools that have no config class of their own.
+     */
+    public static Map<String, Object> serdeSettings(Map<String, ?> registrySettings, String registryUrl) {
+        return serdeSettings(new AbstractConfig(define(new ConfigDef()), registrySettings, false), registryUrl);
+    }
+
     /** {@code Basic ...} when a user is set, for the start-up probe. */
     public static Optional<String> basicAuthorization(AbstractConfig config) {
         String user = config.getString(AUTH_USERNAME);
@@ -95,16 +105,33 @@ public final class RegistryConfig {
         return Optional.of("Basic " + Base64.getEncoder().encodeToString(pair.getBytes(StandardCharsets.UTF_8)));
     }
 
-    /** An SSL context trusting the configured trust store, or empty to use the JVM's defaults. */
+    /**
+     * An SSL context trusting the configured trust store, or empty to use the JVM's defaults. Type
+     * {@code PEM} reads the CA certificates from a PEM file (as the serde does), no password.
+     */
     public static Optional<SSLContext> sslContext(AbstractConfig config) {
         String location = config.getString(TRUSTSTORE_LOCATION);
         if (location.isEmpty()) {
             return Optional.empty();
         }
         char[] password = config.getPassword(TRUSTSTORE_PASSWORD).value().toCharArray();
+        String type = config.getString(TRUSTSTORE_TYPE);
         try (InputStream in = Files.newInputStream(Path.of(location))) {
-            KeyStore store = KeyStore.getInstance(config.getString(TRUSTSTORE_TYPE));
-            store.load(in, password.length == 0 ? null : password);
+            KeyStore store;
+            if ("PEM".equalsIgnoreCase(type)) {
+                store = KeyStore.getInstance(KeyStore.getDefaultType());
+                store.load(null, null);
+                int n = 0;
+                for (Certificate certificate : CertificateFactory.getInstance("X.509").generateCertificates(in)) {
+                    store.setCertificateEntry("ca-" + n++, certificate);
+                }
+                if (n == 0) {
+                    throw new ConfigException(TRUSTSTORE_LOCATION, location, "holds no PEM certificate");
+                }
+            } else {
+                store = KeyStore.getInstance(type);
+                store.load(in, password.length == 0 ? null : password);
+            }
             TrustManagerFactory trust = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
             trust.init(store);
             SSLContext context = SSLContext.getInstance("TLS");

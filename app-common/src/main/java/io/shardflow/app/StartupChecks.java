@@ -14,6 +14,7 @@ import javax.net.ssl.SSLContext;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.DescribeClusterOptions;
+import org.apache.kafka.common.config.AbstractConfig;
 
 /**
  * Fails fast, before any work starts, when a dependency named in the config cannot be reached, with
@@ -79,23 +80,47 @@ public final class StartupChecks {
     }
 
     /**
+     * Asks the registry as the serde will, with the {@code registry.auth.*} and {@code registry.tls.*}
+     * settings of {@code config}: the token (OAuth2) or the password (basic) is got and sent as the
+     * serde would, and the answer to a read the process needs must be 200. A 401 or 403 stops the
+     * process naming the key to fix ({@link RegistryAuthorization.Mode#keyFor}).
+     */
+    public void registry(String registryUrl, AbstractConfig config, String settingName) {
+        Optional<SSLContext> tls = RegistryConfig.sslContext(config);
+        registry(registryUrl, tls, RegistryAuthorization.header(config, tls, timeout), RegistryAuthorization.mode(config), settingName);
+    }
+
+    /**
      * Asks the registry as the serde will: through {@code tls} when it has a private CA, with the
      * basic {@code authorization} when one is configured (its value never appears in a message).
      */
     public void registry(String registryUrl, Optional<SSLContext> tls, Optional<String> authorization, String settingName) {
+        registry(registryUrl, tls, authorization, authorization.isPresent() ? RegistryAuthorization.Mode.BASIC
+                : RegistryAuthorization.Mode.NONE, settingName);
+    }
+
+    private void registry(String registryUrl, Optional<SSLContext> tls, Optional<String> authorization,
+                          RegistryAuthorization.Mode mode, String settingName) {
         HttpClient.Builder builder = HttpClient.newBuilder().connectTimeout(timeout);
         tls.ifPresent(builder::sslContext);
         HttpClient client = builder.build();
         try {
-            HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(registryUrl + "/system/info")).timeout(timeout).GET();
-            authorization.ifPresent(value -> request.header("Authorization", value));
-            HttpResponse<Void> response = client.send(request.build(), HttpResponse.BodyHandlers.discarding());
-            if (response.statusCode() == 401 || response.statusCode() == 403) {
-                throw new StartupException(RegistryConfig.AUTH_USERNAME, "schema registry at " + registryUrl
-                        + " refused our credentials (HTTP " + response.statusCode() + "); check the registry.auth.* settings");
-            }
-            if (response.statusCode() != 200) {
-                throw new StartupException(settingName, "schema registry at " + registryUrl + " answered HTTP " + response.statusCode());
+            // /system/info: reachable at all (it answers without credentials); then a read the serde needs
+            // (listing one artifact), which an authenticating registry allows only a principal with a role
+            for (String path : new String[] {"/system/info", "/search/artifacts?limit=1"}) {
+                HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(registryUrl + path)).timeout(timeout).GET();
+                authorization.ifPresent(value -> request.header("Authorization", value));
+                HttpResponse<Void> response = client.send(request.build(), HttpResponse.BodyHandlers.discarding());
+                int status = response.statusCode();
+                if (status == 401 || status == 403) {
+                    String key = mode.keyFor(status);
+                    throw new StartupException(key, "schema registry at " + registryUrl + (status == 401
+                            ? " refused our credentials (HTTP 401)" : " refused our principal (HTTP 403: no registry role)")
+                            + "; check " + key + " and the other registry.auth.* settings");
+                }
+                if (status != 200) {
+                    throw new StartupException(settingName, "schema registry at " + registryUrl + " answered HTTP " + status + " to " + path);
+                }
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();

@@ -76,7 +76,7 @@ final class DlqCommand {
             RedriveAudit audit = new RedriveAudit(S3ObjectStore.connect(endpoints.s3()));
             List<DeadLetter> chosen;
             try (DeadLetterReader reader = new DeadLetterReader(kafka, dlqTopic, Duration.ofSeconds(30));
-                 PayloadDecoder decoder = new PayloadDecoder(devices == null ? null : Map.of("apicurio.registry.url", endpoints.registryUrl()))) {
+                 PayloadDecoder decoder = new PayloadDecoder(devices == null ? null : endpoints.registrySerdeSettings(endpoints.registryUrl()))) {
                 chosen = select(reader, decoder);
             }
             PrintWriter out = command.commandLine().getOut();

@@ -57,6 +57,13 @@ final class DoctorCommand implements Callable<Integer> {
 
     Clock clock = Clock.systemUTC();
 
+    /** Trusts the registry's CA when the client file names one (a secure local stack's does). */
+    private HttpClient registryHttp(Duration timeout) {
+        HttpClient.Builder http = HttpClient.newBuilder().connectTimeout(timeout);
+        endpoints.registryTls().ifPresent(http::sslContext);
+        return http.build();
+    }
+
     @Override
     public Integer call() {
         Duration timeout = Duration.ofSeconds(timeoutSeconds);
@@ -67,7 +74,7 @@ final class DoctorCommand implements Callable<Integer> {
                 asNamed(samplesTopic, "samples"), List.of(asNamed(dlqTopic, "samples-dlq"),
                         asNamed(assignmentsTopic, "shard-assignments")), sampleLimit), findings);
         check("registry", endpoints::registryUrl, url -> List.of(
-                new RegistryDoctor(HttpClient.newBuilder().connectTimeout(timeout).build(), timeout).check(url)), findings);
+                new RegistryDoctor(registryHttp(timeout), timeout).check(url)), findings);
         check("s3", endpoints::s3, s3 -> new StoreDoctor(clock, timeout).check(s3), findings);
         boolean ok = findings.stream().noneMatch(f -> f.status() == Finding.Status.FAIL);
         PrintWriter out = command.commandLine().getOut();

@@ -1,13 +1,19 @@
 package io.shardflow.cli;
 
 import io.shardflow.app.KafkaClientConfig;
+import io.shardflow.app.RegistryConfig;
 import io.shardflow.dataset.store.S3Settings;
 import java.io.IOException;
 import java.nio.file.Files;
 import io.shardflow.stack.StackEndpoints;
 import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import javax.net.ssl.SSLContext;
+import org.apache.kafka.common.config.AbstractConfig;
+import org.apache.kafka.common.config.ConfigDef;
 import picocli.CommandLine.Option;
 
 /**
@@ -103,6 +109,35 @@ final class Endpoints {
         }
         return stack().flatMap(StackEndpoints::edgeClientConfig).map(file -> KafkaClientConfig.load(file.toString()))
                 .orElse(Map.of());
+    }
+
+    /**
+     * The Apicurio serde's settings for reading schemas: the registry URL and the {@code apicurio.registry.*}
+     * keys (auth, TLS) of the Kafka client file, where a device keeps them too (a secure local stack
+     * writes them into the edge principal's file).
+     */
+    Map<String, Object> registrySerdeSettings(String registryUrl) {
+        Map<String, Object> settings = new HashMap<>();
+        kafkaClientSettings().forEach((key, value) -> {
+            if (key.startsWith("apicurio.registry.")) {
+                settings.put(key, value);
+            }
+        });
+        settings.put("apicurio.registry.url", registryUrl);
+        return settings;
+    }
+
+    /** An SSL context trusting the registry CA named by the client file's {@code apicurio.registry.tls.*} keys. */
+    Optional<SSLContext> registryTls() {
+        Map<String, Object> client = kafkaClientSettings();
+        Map<String, Object> tls = new HashMap<>();
+        for (String key : List.of("location", "password", "type")) {
+            Object value = client.get("apicurio.registry.tls.truststore." + key);
+            if (value != null) {
+                tls.put("registry.tls.truststore." + key, value);
+            }
+        }
+        return RegistryConfig.sslContext(new AbstractConfig(RegistryConfig.define(new ConfigDef()), tls, false));
     }
 
     private String secretFromFile(Path option, String envName) {

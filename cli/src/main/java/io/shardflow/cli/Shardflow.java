@@ -9,7 +9,7 @@ import picocli.CommandLine.Command;
         description = "Turn a Kafka stream of training samples into a versioned, growing HDF5 dataset in S3.",
         subcommands = {QuickstartCommand.class, StackCommand.class, DatasetCommand.class, CkptCommand.class, PublishCommand.class,
                 RunIngestCommand.class, RunSinkCommand.class, GatewayCommand.class, BenchCommand.class, ChaosCommand.class,
-                DoctorCommand.class, UiCommand.class, DlqCommand.class,
+                DoctorCommand.class, UiCommand.class, DlqCommand.class, SchemasCommand.class,
                 CompletionCommand.class, CommandLine.HelpCommand.class},
         exitCodeListHeading = "%nExit codes:%n",
         exitCodeList = {"0:ok", "1:a problem was found (a bad shard, a failed check, a server that does not answer)",

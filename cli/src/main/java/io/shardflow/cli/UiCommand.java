@@ -71,7 +71,7 @@ final class UiCommand implements Callable<Integer> {
         ConsoleSettings settings = new ConsoleSettings(bind, port, credentials(), cacheDir, cacheMib << 20, kafka(out),
                 optional(endpoints::registryUrl), services());
         S3ObjectStore store = S3ObjectStore.connect(endpoints.s3());
-        Map<String, Object> serde = settings.registryUrl() == null ? null : Map.of("apicurio.registry.url", settings.registryUrl());
+        Map<String, Object> serde = settings.registryUrl() == null ? null : endpoints.registrySerdeSettings(settings.registryUrl());
         CountDownLatch stopped = new CountDownLatch(1);
         try (ConsoleServer server = ConsoleServer.start(settings, store, serde, Clock.systemUTC())) {
             Runtime.getRuntime().addShutdownHook(new Thread(() -> {

@@ -76,6 +76,20 @@ class LocalStackCommandsTest {
     }
 
     @Test
+    void shouldRegisterTheSamplesSchemasAsTheSerializerWouldAndFindThemTheSecondTime() throws Exception {
+        CliRun first = run("schemas", "register");
+        CliRun again = run("schemas", "register");
+
+        assertThat(first.exitCode()).as(first.out() + first.err()).isZero();
+        assertThat(again.exitCode()).as(again.out() + again.err()).isZero();
+        JsonNode registered = JSON.readTree(first.out());
+        assertThat(registered.get("artifact").asText()).isEqualTo("samples-value");
+        assertThat(registered.get("contentId").asLong()).isPositive();
+        assertThat(JSON.readTree(again.out()).get("contentId")).as("the same text and references find the same content")
+                .isEqualTo(registered.get("contentId"));
+    }
+
+    @Test
     void shouldSayWhatIsWrongAndHowToFixItWithExitOne() {
         CliRun run = run("doctor", "--samples-topic", "no-such-topic", "--registry", "http://127.0.0.1:1/apis/registry/v3");
 

@@ -72,8 +72,7 @@ public final class IngestApp implements ServiceMain.RunningService {
                 "shard-sink reads a shard's samples from it after the shard seals (" + IngestConfig.SHARD_MAX_AGE_MS + " + "
                         + IngestConfig.SAMPLES_RETENTION_MARGIN_MS + ")");
         String registryUrl = config.getString(IngestConfig.REGISTRY_URL);
-        checks.registry(registryUrl, RegistryConfig.sslContext(config), RegistryConfig.basicAuthorization(config),
-                IngestConfig.REGISTRY_URL);
+        checks.registry(registryUrl, config, IngestConfig.REGISTRY_URL);
         Map<String, Object> serdeSettings = RegistryConfig.serdeSettings(config, registryUrl);
 
         MetricsEndpoint endpoint = ServiceConfig.startEndpoint(config, config.getInt(IngestConfig.METRICS_PORT));

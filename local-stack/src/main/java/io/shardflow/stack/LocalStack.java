@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
@@ -14,7 +15,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * A real Kafka broker, Apicurio Registry and S3 server (S3Proxy or MinIO) running as local
- * processes on 127.0.0.1, with the pipeline's topics and bucket created.
+ * processes on 127.0.0.1, with the pipeline's topics and bucket created; a secure stack adds an
+ * OIDC identity provider (Keycloak) that the registry takes its tokens from.
  *
  * <p>Tests use {@code try (LocalStack stack = LocalStack.start(StackConfig.defaults(dir)))}: the
  * servers are children of the JVM, stopped on close or, if the test JVM exits first, by a shutdown
@@ -36,8 +38,9 @@ public final class LocalStack implements AutoCloseable {
     private final KafkaBrokerProcess broker;
     private final ApicurioRegistryProcess registry;
     private final S3ServerProcess s3;
-    /** Null for a plain stack. */
+    /** Null for a plain stack, as is {@link #idp}. */
     private final StackSecurity security;
+    private final KeycloakProcess idp;
     private final Thread shutdownHook;
     private boolean closed;
 
@@ -46,10 +49,22 @@ public final class LocalStack implements AutoCloseable {
         this.ports = ports;
         Path dir = config.workDir();
         this.security = config.secure() ? StackSecurity.prepare(dir) : null;
+        this.servers = new EnumMap<>(Role.class);
+        if (security != null) {
+            // client files name the identity provider's port, which may differ from the last start's
+            security.writeClientFiles(StackIdentity.tokenEndpoint(ports.idp()));
+            this.idp = new KeycloakProcess(dir, config.detached(), tools, ports.idp(), security);
+            servers.put(Role.IDP, idp);
+        } else {
+            this.idp = null;
+        }
         this.broker = new KafkaBrokerProcess(dir, config.detached(), tools, ports, security);
-        this.registry = new ApicurioRegistryProcess(dir, config.detached(), tools, ports.registry());
+        this.registry = new ApicurioRegistryProcess(dir, config.detached(), tools, ports.registry(), security,
+                idp == null ? null : idp.issuer());
         this.s3 = S3ServerProcess.create(config, tools, ports, security);
-        this.servers = new EnumMap<>(Map.of(Role.BROKER, broker, Role.REGISTRY, registry, Role.S3, s3));
+        servers.put(Role.BROKER, broker);
+        servers.put(Role.REGISTRY, registry);
+        servers.put(Role.S3, s3);
         this.shutdownHook = config.detached() ? null : new Thread(this::stopAllQuietly, "shardflow-stack-shutdown");
     }
 
@@ -90,8 +105,12 @@ public final class LocalStack implements AutoCloseable {
         if (shutdownHook != null) {
             Runtime.getRuntime().addShutdownHook(shutdownHook);
         }
-        // Spawn everything before waiting on anything: the three JVMs warm up side by side. The
+        // Spawn everything before waiting on anything: the JVMs warm up side by side. Keycloak, the
+        // slowest, goes first; the registry reaches it only at its first authenticated request. The
         // broker goes last because formatting its storage runs a short JVM first.
+        if (idp != null) {
+            idp.start();
+        }
         registry.start();
         s3.start();
         broker.start();
@@ -107,6 +126,13 @@ public final class LocalStack implements AutoCloseable {
         s3.awaitReady(config.startTimeout());
         StackResources.createBucket(s3Endpoint(), s3AccessKey(), s3SecretKey(), s3.caFile(), bucket(), config.startTimeout());
         registry.awaitReady(config.startTimeout());
+        if (idp != null) {
+            // Keycloak's first start (schema, master realm, our realm) alone took 80-100 s on a busy 2-core machine
+            idp.awaitReady(config.startTimeout().multipliedBy(2));
+            // as a CI job would before producers roll out: no other principal may register (README "Security")
+            StackResources.registerSchemas(registryUrl(), StackAccess.SAMPLES,
+                    KafkaClientFiles.load(IdentityClient.ADMIN.registryConfig(security.clientDir())), config.startTimeout());
+        }
     }
 
     /** Reads the state a stack recorded in {@code workDir}, from this or any other process. */
@@ -150,9 +176,27 @@ public final class LocalStack implements AutoCloseable {
         return Optional.ofNullable(security).map(StackSecurity::caFile);
     }
 
-    /** The Apicurio v3 core API base, {@code http://127.0.0.1:PORT/apis/registry/v3}. */
+    /** The Apicurio v3 core API base, {@code http://127.0.0.1:PORT/apis/registry/v3} ({@code https} when secure). */
     public String registryUrl() {
         return registry.registryUrl();
+    }
+
+    /** A secure stack's identity provider, with its administrator's credentials; empty for a plain stack. */
+    public Optional<IdentityProvider> identityProvider() {
+        return Optional.ofNullable(idp).map(p -> new IdentityProvider(p.issuer(), security.caFile(), StackIdentity.IDP_ADMIN_USER,
+                security.identity().idpAdminPassword()));
+    }
+
+    /**
+     * Every secret this stack made (passwords of key stores, SCRAM users, OIDC clients, the identity
+     * provider's admin) and the S3 secret key: for tests that check none of them leaks.
+     */
+    public List<String> secretValues() {
+        List<String> values = new ArrayList<>(List.of(s3SecretKey()));
+        if (security != null) {
+            values.addAll(security.secretValues());
+        }
+        return values;
     }
 
     public String s3Endpoint() {
@@ -245,7 +289,8 @@ public final class LocalStack implements AutoCloseable {
         return new StackState(StackState.FORMAT_VERSION, config.workDir().toString(), config.s3Kind(),
                 config.detached(), bucket(), bootstrapServers(), registryUrl(), s3Endpoint(), s3AccessKey(),
                 s3SecretKey(), ports, recorded, broker.mtlsBootstrapServers(),
-                clientConfigDir().map(Path::toString).orElse(null), caCertificate().map(Path::toString).orElse(null));
+                clientConfigDir().map(Path::toString).orElse(null), caCertificate().map(Path::toString).orElse(null),
+                idp == null ? null : idp.issuer());
     }
 
     private void writeState() {

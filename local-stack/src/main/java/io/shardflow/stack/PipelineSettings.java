@@ -42,11 +42,15 @@ public final class PipelineSettings {
         return IngestConfig.KAFKA_PREFIX + clientSetting;
     }
 
-    /** On a secure stack each service connects as its own least-privileged principal. */
+    /**
+     * On a secure stack each service connects as its own least-privileged principal, to Kafka and to
+     * the registry (a read-only OIDC client; its secret goes with the S3 key into the owner-only file).
+     */
     private static Map<String, String> common(StackEndpoints stack, StackPrincipal principal, String bootstrapKey) {
         Map<String, String> settings = new LinkedHashMap<>();
         settings.put(bootstrapKey, stack.bootstrapServers());
         stack.clientConfig(principal).ifPresent(file -> settings.put(KafkaClientConfig.CLIENT_CONFIG, file.toString()));
+        settings.putAll(stack.registrySettings(IdentityClient.of(principal)));
         settings.put(S3Config.ENDPOINT, stack.s3Endpoint());
         settings.put(S3Config.ACCESS_KEY, stack.s3AccessKey());
         settings.put(S3Config.SECRET_KEY, stack.s3SecretKey());

@@ -133,14 +133,20 @@ public final class RecordedStack {
             case BROKER:
                 return KafkaBrokerProcess.probe(state);
             case REGISTRY:
-                return ApicurioRegistryProcess.probe(state.registryUrl());
+                return ApicurioRegistryProcess.probe(state.registryUrl(), caFile(state));
             case S3:
                 return state.s3Kind() == S3Kind.MINIO
-                        ? MinioProcess.probe(state.s3Endpoint(), state.caCertificate() == null ? null : Path.of(state.caCertificate()))
+                        ? MinioProcess.probe(state.s3Endpoint(), caFile(state))
                         : S3ProxyProcess.probe(state.s3Endpoint());
+            case IDP:
+                return state.issuer() != null && KeycloakProcess.probe(state.issuer(), caFile(state));
             default:
                 throw new IllegalArgumentException("unknown role " + role);
         }
+    }
+
+    private static Path caFile(StackState state) {
+        return state.caCertificate() == null ? null : Path.of(state.caCertificate());
     }
 
     private static String endpoint(Role role, StackState state) {
@@ -151,6 +157,8 @@ public final class RecordedStack {
                 return state.registryUrl();
             case S3:
                 return state.s3Endpoint();
+            case IDP:
+                return state.issuer();
             default:
                 throw new IllegalArgumentException("unknown role " + role);
         }

@@ -119,6 +119,20 @@ final class StackCertificates {
         }
     }
 
+    /** A PKCS12 trust store holding only {@code certificate}, for servers that cannot read a PEM trust store. */
+    static byte[] trustStore(X509Certificate certificate, char[] password) {
+        try {
+            KeyStore store = KeyStore.getInstance("PKCS12");
+            store.load(null, null);
+            store.setCertificateEntry("ca", certificate);
+            ByteArrayOutputStream out = new ByteArrayOutputStream();
+            store.store(out, password);
+            return out.toByteArray();
+        } catch (IOException | GeneralSecurityException e) {
+            throw new StackException("cannot build a trust store", e);
+        }
+    }
+
     /** An SSL context trusting only the CA certificates in {@code pemFile}. */
     static SSLContext trusting(Path pemFile) {
         try (InputStream in = Files.newInputStream(pemFile)) {

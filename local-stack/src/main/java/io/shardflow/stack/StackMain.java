@@ -105,8 +105,12 @@ public final class StackMain {
         out.println("SHARDFLOW_STACK_DIR=" + state.workDir());
         if (state.secure()) {
             // the edge principal: what a shell publishing samples should be
-            out.println("SHARDFLOW_KAFKA_CLIENT_CONFIG="
-                    + StackPrincipal.EDGE.scramClientConfig(Path.of(state.clientConfigDir())));
+            Path clients = Path.of(state.clientConfigDir());
+            out.println("SHARDFLOW_KAFKA_CLIENT_CONFIG=" + StackPrincipal.EDGE.scramClientConfig(clients));
+            // the edge principal's registry settings (OAuth2 client credentials, the CA), for the Python edge SDK
+            out.println("SHARDFLOW_REGISTRY_CONFIG=" + IdentityClient.EDGE.registryConfig(clients));
+            out.println("SHARDFLOW_REGISTRY_CA_BUNDLE=" + state.caCertificate());
+            out.println("SHARDFLOW_OIDC_ISSUER=" + state.issuer());
         }
     }
 
@@ -127,13 +131,14 @@ public final class StackMain {
             return 1;
         }
         Map<Role, RecordedStack.ServerStatus> status = RecordedStack.status(state.get());
-        boolean allUp = status.size() == Role.values().length;
+        List<Role> roles = state.get().roles();
+        boolean allUp = status.keySet().containsAll(roles);
         for (RecordedStack.ServerStatus server : status.values()) {
             out.printf("%-8s %-4s pid %-7d %s%n", server.role().id(), server.up() ? "up" : "down", server.pid(),
                     server.endpoint());
             allUp &= server.up();
         }
-        for (Role role : Role.values()) {
+        for (Role role : roles) {
             if (!status.containsKey(role)) {
                 out.printf("%-8s %-4s (not recorded)%n", role.id(), "down");
             }

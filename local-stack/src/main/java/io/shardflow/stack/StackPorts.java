@@ -19,8 +19,10 @@ import java.util.stream.IntStream;
  * @param s3Console  MinIO console (unused by S3Proxy, allocated anyway to keep one shape)
  * @param brokerTls  Kafka SSL listener with client certificates (mTLS) of a secure stack (unused by a
  *                   plain one); 0 in a state file written before it existed
+ * @param idp        the identity provider's (Keycloak's) https port of a secure stack (unused by a plain
+ *                   one); 0 in a state file written before it existed
  */
-public record StackPorts(int broker, int controller, int registry, int s3, int s3Console, int brokerTls) {
+public record StackPorts(int broker, int controller, int registry, int s3, int s3Console, int brokerTls, int idp) {
 
     static final String HOST = "127.0.0.1";
 
@@ -30,25 +32,32 @@ public record StackPorts(int broker, int controller, int registry, int s3, int s
                 throw new IllegalArgumentException("port out of range: " + port);
             }
         }
-        if (brokerTls < 0 || brokerTls > 65_535) {
-            throw new IllegalArgumentException("port out of range: " + brokerTls);
+        for (int port : List.of(brokerTls, idp)) {
+            if (port < 0 || port > 65_535) {
+                throw new IllegalArgumentException("port out of range: " + port);
+            }
         }
     }
 
+    /** Ports without an identity provider's (a plain stack's shape before it existed). */
+    public StackPorts(int broker, int controller, int registry, int s3, int s3Console, int brokerTls) {
+        this(broker, controller, registry, s3, s3Console, brokerTls, 0);
+    }
+
     /**
-     * Picks six distinct free ports. Holding all sockets open until the end keeps them distinct;
+     * Picks seven distinct free ports. Holding all sockets open until the end keeps them distinct;
      * another process may still take one before our server binds it, a race we accept for tests.
      */
     static StackPorts allocate() {
         List<ServerSocket> sockets = new ArrayList<>();
         try {
-            for (int i = 0; i < 6; i++) {
+            for (int i = 0; i < 7; i++) {
                 ServerSocket socket = new ServerSocket();
                 sockets.add(socket);
                 socket.bind(new InetSocketAddress(InetAddress.getByName(HOST), 0));
             }
             int[] p = sockets.stream().mapToInt(ServerSocket::getLocalPort).toArray();
-            return new StackPorts(p[0], p[1], p[2], p[3], p[4], p[5]);
+            return new StackPorts(p[0], p[1], p[2], p[3], p[4], p[5], p[6]);
         } catch (IOException e) {
             throw new StackException("cannot allocate free ports on " + HOST, e);
         } finally {
@@ -64,7 +73,8 @@ public record StackPorts(int broker, int controller, int registry, int s3, int s
 
     /** True when every port can be bound now, i.e. a previous stack's ports can be reused. */
     boolean allFree() {
-        return brokerTls > 0 && IntStream.of(broker, controller, registry, s3, s3Console, brokerTls).allMatch(StackPorts::isFree);
+        return brokerTls > 0 && idp > 0
+                && IntStream.of(broker, controller, registry, s3, s3Console, brokerTls, idp).allMatch(StackPorts::isFree);
     }
 
     private static boolean isFree(int port) {

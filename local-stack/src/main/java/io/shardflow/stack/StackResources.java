@@ -1,6 +1,8 @@
 package io.shardflow.stack;
 
 import io.minio.BucketExistsArgs;
+import io.shardflow.app.RegistryConfig;
+import io.shardflow.edge.SchemaRegistration;
 import io.minio.MakeBucketArgs;
 import io.minio.MinioClient;
 import io.minio.http.HttpUtils;
@@ -98,6 +100,29 @@ final class StackResources {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new StackException("interrupted while creating topic " + topic.name(), e);
+        }
+    }
+
+    /**
+     * Registers the samples topic's schemas with {@code registrySettings} ({@code registry.auth.*},
+     * {@code registry.tls.*}), retrying while the registry cannot yet reach the identity provider.
+     */
+    static void registerSchemas(String registryUrl, String topic, Map<String, Object> registrySettings, Duration timeout) {
+        Map<String, Object> serde = RegistryConfig.serdeSettings(registrySettings, registryUrl);
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (true) {
+            try {
+                long contentId = SchemaRegistration.register(registryUrl, topic, serde);
+                log.info("Schemas of topic {} registered at {} (content id {})", topic, registryUrl, contentId);
+                return;
+            } catch (RuntimeException e) {
+                if (System.nanoTime() - deadline > 0) {
+                    throw new StackException("could not register the schemas of " + topic + " at " + registryUrl + " within "
+                            + timeout.toSeconds() + " s: " + e, e);
+                }
+                log.debug("Retrying schema registration: {}", e.toString());
+                ServerProcess.sleep(RETRY.multipliedBy(10));
+            }
         }
     }
 

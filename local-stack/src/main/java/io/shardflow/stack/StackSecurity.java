@@ -13,41 +13,54 @@ import java.util.Properties;
 
 /**
  * The key material of a secure stack, in {@code <workDir>/secure} (owner-only): a local CA
- * ({@code ca.pem}), the broker's key store, and per principal a key store, a SCRAM password and two
- * client properties files ({@link StackPrincipal#scramClientConfig}, {@link StackPrincipal#mtlsClientConfig}).
- * Made once per work dir and reused by every restart. Passwords live only in owner-only files:
- * never in a command line, a log or {@code stack.json}.
+ * ({@code ca.pem}), the server certificates of the broker, the S3 server, the registry and the
+ * identity provider, per principal a key store and a SCRAM password, and per OIDC client a secret
+ * ({@link StackIdentity}). Made once per work dir and reused by every restart; the client files
+ * ({@link #writeClientFiles}) are written again at every start, as they name the identity
+ * provider's port. Secrets live only in owner-only files: never in a command line, a log or
+ * {@code stack.json}.
  */
 final class StackSecurity {
 
     /** CN of the broker's certificate: the principal of inter-broker and controller connections. */
     static final String BROKER_PRINCIPAL = "shardflow-broker";
     private static final String SECRETS = "secrets.properties";
+    /** Bumped when the material gains a part; an older set is made anew (the CA key is not kept). */
+    private static final String MATERIAL_VERSION_KEY = "material.version";
+    private static final String MATERIAL_VERSION = "2";
     private static final String BROKER_KEYSTORE_PASSWORD = "broker.keystore.password";
     private static final String GATEWAY_KEYSTORE_PASSWORD = "gateway.keystore.password";
     private static final String SCRAM_MECHANISM = "SCRAM-SHA-512";
 
     private final Path dir;
     private final Properties secrets;
+    private final StackIdentity identity;
 
     private StackSecurity(Path dir, Properties secrets) {
         this.dir = dir;
         this.secrets = secrets;
+        this.identity = new StackIdentity(dir, secrets);
     }
 
-    /** Loads the material of {@code workDir}, making it first if this work dir has none. */
+    /** Loads the material of {@code workDir}, making it first if this work dir has none or an older set. */
     static StackSecurity prepare(Path workDir) {
         Path dir = OwnerOnlyFiles.directory(workDir.resolve("secure"));
-        if (!Files.exists(dir.resolve(SECRETS))) {
+        Properties secrets = Files.exists(dir.resolve(SECRETS)) ? read(dir.resolve(SECRETS)) : new Properties();
+        if (!MATERIAL_VERSION.equals(secrets.getProperty(MATERIAL_VERSION_KEY))) {
             generate(dir);
-        }
-        Properties secrets = new Properties();
-        try (Reader reader = Files.newBufferedReader(dir.resolve(SECRETS))) {
-            secrets.load(reader);
-        } catch (IOException e) {
-            throw new StackException("cannot read " + dir.resolve(SECRETS), e);
+            secrets = read(dir.resolve(SECRETS));
         }
         return new StackSecurity(dir, secrets);
+    }
+
+    private static Properties read(Path file) {
+        Properties secrets = new Properties();
+        try (Reader reader = Files.newBufferedReader(file)) {
+            secrets.load(reader);
+        } catch (IOException e) {
+            throw new StackException("cannot read " + file, e);
+        }
+        return secrets;
     }
 
     private static void generate(Path dir) {
@@ -58,10 +71,10 @@ final class StackSecurity {
         String brokerPassword = newPassword();
         secrets.setProperty(BROKER_KEYSTORE_PASSWORD, brokerPassword);
         OwnerOnlyFiles.write(dir.resolve("broker.p12"), StackCertificates.keyStore(ca.server(BROKER_PRINCIPAL), brokerPassword.toCharArray()));
-        // PEM, as MinIO takes them in its certs dir.
-        StackCertificates.Identity s3 = ca.server("shardflow-s3");
-        OwnerOnlyFiles.write(dir.resolve("s3-public.crt"), StackCertificates.pem(s3.certificate()));
-        OwnerOnlyFiles.write(dir.resolve("s3-private.key"), StackCertificates.pem(StackCertificates.pkcs8(s3.key())));
+        // PEM, as MinIO, Keycloak and Apicurio (Quarkus) all take them.
+        writePem(dir, "s3-public.crt", "s3-private.key", ca.server("shardflow-s3"));
+        writePem(dir, StackIdentity.REGISTRY_CERTIFICATE, StackIdentity.REGISTRY_KEY, ca.server("shardflow-registry"));
+        writePem(dir, StackIdentity.IDP_CERTIFICATE, StackIdentity.IDP_KEY, ca.server("shardflow-idp"));
         // The HTTP gateway's TLS listener (LocalGateway): devices trust ca.pem.
         String gatewayPassword = newPassword();
         secrets.setProperty(GATEWAY_KEYSTORE_PASSWORD, gatewayPassword);
@@ -69,30 +82,70 @@ final class StackSecurity {
         OwnerOnlyFiles.write(dir.resolve("gateway-keystore.password"), gatewayPassword);
         for (StackPrincipal principal : StackPrincipal.values()) {
             String keyStorePassword = newPassword();
-            String scramPassword = newPassword();
-            secrets.setProperty(scramKey(principal), scramPassword);
-            Path keyStore = clients.resolve(principal.id() + ".p12");
-            OwnerOnlyFiles.write(keyStore, StackCertificates.keyStore(ca.client(principal.id()), keyStorePassword.toCharArray()));
+            secrets.setProperty(scramKey(principal), newPassword());
+            secrets.setProperty(keyStoreKey(principal), keyStorePassword);
+            OwnerOnlyFiles.write(keyStore(clients, principal),
+                    StackCertificates.keyStore(ca.client(principal.id()), keyStorePassword.toCharArray()));
+        }
+        StackIdentity.generate(dir, ca, secrets, StackSecurity::newPassword);
+        // Last: its version line means the material is complete.
+        secrets.setProperty(MATERIAL_VERSION_KEY, MATERIAL_VERSION);
+        StringBuilder text = new StringBuilder();
+        secrets.forEach((key, value) -> text.append(key).append('=').append(value).append('\n'));
+        OwnerOnlyFiles.write(dir.resolve(SECRETS), text.toString());
+    }
+
+    private static void writePem(Path dir, String certificateFile, String keyFile, StackCertificates.Identity server) {
+        OwnerOnlyFiles.write(dir.resolve(certificateFile), StackCertificates.pem(server.certificate()));
+        OwnerOnlyFiles.write(dir.resolve(keyFile), StackCertificates.pem(StackCertificates.pkcs8(server.key())));
+    }
+
+    /**
+     * Per principal: the Kafka client files ({@link StackPrincipal#scramClientConfig},
+     * {@link StackPrincipal#mtlsClientConfig}) and the registry settings
+     * ({@link IdentityClient#registryConfig}). The edge principal's Kafka files also carry the
+     * Apicurio serde's own keys, so a device (edge-client, the CLI's publish) that takes one file
+     * reaches the registry as {@code shardflow-edge} too, looking schemas up without registering.
+     */
+    void writeClientFiles(String tokenEndpoint) {
+        Path clients = clientDir();
+        for (StackPrincipal principal : StackPrincipal.values()) {
+            List<String> registryLines = principal == StackPrincipal.EDGE
+                    ? identity.serdeLines(IdentityClient.EDGE, tokenEndpoint, caFile()) : List.of();
             OwnerOnlyFiles.write(principal.scramClientConfig(clients), lines(List.of(
                     "security.protocol=SASL_SSL",
                     "sasl.mechanism=" + SCRAM_MECHANISM,
                     "sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required username=\""
-                            + principal.id() + "\" password=\"" + scramPassword + "\";",
+                            + principal.id() + "\" password=\"" + secrets.getProperty(scramKey(principal)) + "\";",
                     "ssl.truststore.type=PEM",
-                    "ssl.truststore.location=" + dir.resolve("ca.pem"))));
+                    "ssl.truststore.location=" + caFile()), registryLines));
+            String keyStorePassword = secrets.getProperty(keyStoreKey(principal));
             OwnerOnlyFiles.write(principal.mtlsClientConfig(clients), lines(List.of(
                     "security.protocol=SSL",
                     "ssl.keystore.type=PKCS12",
-                    "ssl.keystore.location=" + keyStore,
+                    "ssl.keystore.location=" + keyStore(clients, principal),
                     "ssl.keystore.password=" + keyStorePassword,
                     "ssl.key.password=" + keyStorePassword,
                     "ssl.truststore.type=PEM",
-                    "ssl.truststore.location=" + dir.resolve("ca.pem"))));
+                    "ssl.truststore.location=" + caFile()), registryLines));
         }
-        // Last: its presence means the material is complete.
-        StringBuilder text = new StringBuilder();
-        secrets.forEach((key, value) -> text.append(key).append('=').append(value).append('\n'));
-        OwnerOnlyFiles.write(dir.resolve(SECRETS), text.toString());
+        for (IdentityClient client : IdentityClient.values()) {
+            OwnerOnlyFiles.write(client.registryConfig(clients), lines(identity.registryLines(client, tokenEndpoint, caFile()), List.of()));
+        }
+    }
+
+    /** Every value of the secrets file but its version line. */
+    List<String> secretValues() {
+        return secrets.stringPropertyNames().stream().filter(key -> !key.equals(MATERIAL_VERSION_KEY)).map(secrets::getProperty)
+                .toList();
+    }
+
+    StackIdentity identity() {
+        return identity;
+    }
+
+    Path dir() {
+        return dir;
     }
 
     Path clientDir() {
@@ -168,8 +221,16 @@ final class StackSecurity {
         return KafkaClientFiles.load(StackPrincipal.ADMIN.mtlsClientConfig(clientDir()));
     }
 
+    private static Path keyStore(Path clients, StackPrincipal principal) {
+        return clients.resolve(principal.id() + ".p12");
+    }
+
     private static String scramKey(StackPrincipal principal) {
         return "scram." + principal.id();
+    }
+
+    private static String keyStoreKey(StackPrincipal principal) {
+        return "keystore." + principal.id();
     }
 
     private static String newPassword() {
@@ -178,8 +239,8 @@ final class StackSecurity {
         return Base64.getUrlEncoder().withoutPadding().encodeToString(bytes);
     }
 
-    private static String lines(List<String> lines) {
+    private static String lines(List<String> lines, List<String> more) {
         return "# Written by io.shardflow.stack for a local secure stack; holds secrets, keep it owner-only.\n"
-                + String.join("\n", lines) + "\n";
+                + String.join("\n", lines) + "\n" + (more.isEmpty() ? "" : String.join("\n", more) + "\n");
     }
 }

@@ -9,6 +9,7 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.Collections;
 import java.util.EnumMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
@@ -24,8 +25,10 @@ import java.util.Optional;
  * @param mtlsBootstrapServers the SSL listener that requires client certificates; null on a plain stack
  * @param clientConfigDir      a secure stack's client properties files, one pair per
  *                             {@link StackPrincipal}; null on a plain stack
- * @param caCertificate        PEM of the CA a secure stack's broker and MinIO certificates come from;
- *                             null on a plain stack
+ * @param caCertificate        PEM of the CA a secure stack's broker, MinIO, registry and identity
+ *                             provider certificates come from; null on a plain stack
+ * @param issuer               the identity provider's issuer URL (the token endpoint is under it); null
+ *                             on a plain stack
  */
 @JsonIgnoreProperties(ignoreUnknown = true)
 public record StackState(
@@ -43,7 +46,8 @@ public record StackState(
         Map<Role, ServerState> servers,
         String mtlsBootstrapServers,
         String clientConfigDir,
-        String caCertificate) {
+        String caCertificate,
+        String issuer) {
 
     public static final String FILE_NAME = "stack.json";
     static final int FORMAT_VERSION = 1;
@@ -85,6 +89,11 @@ public record StackState(
 
     public boolean secure() {
         return clientConfigDir != null;
+    }
+
+    /** The servers this stack runs (the identity provider only in a secure one). */
+    public List<Role> roles() {
+        return Role.of(secure());
     }
 
     /** Never prints the S3 secret key. */

@@ -5,10 +5,12 @@ import java.io.Reader;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
 import java.util.Properties;
 import java.util.stream.Collectors;
+import java.util.stream.Stream;
 
 /**
  * Where scripts/fetch-tools.sh installed the servers, read from its {@code tools.properties}.
@@ -21,6 +23,10 @@ public final class ToolPaths {
     public static final String PROP_TOOLS_DIR = "shardflow.tools";
     static final String PROPERTIES_FILE = "tools.properties";
     private static final String FIX = "run scripts/fetch-tools.sh";
+    /** Keycloak's launcher jar, relative to its home; the augmented server sits beside it in lib/quarkus. */
+    static final String KEYCLOAK_LAUNCHER = "lib/quarkus-run.jar";
+    /** Written by fetch-tools.sh once {@code kc.sh build} has finished. */
+    static final String KEYCLOAK_BUILT_MARKER = ".shardflow-built";
 
     private final Path toolsDir;
     private final List<Path> kafkaClasspath;
@@ -28,15 +34,17 @@ public final class ToolPaths {
     private final Path apicurioRunnerJar;
     private final Path s3proxyJar;
     private final Optional<Path> minioBinary;
+    private final Optional<Path> keycloakHome;
 
     private ToolPaths(Path toolsDir, List<Path> kafkaClasspath, Path kafkaLog4jConfig, Path apicurioRunnerJar,
-            Path s3proxyJar, Optional<Path> minioBinary) {
+            Path s3proxyJar, Optional<Path> minioBinary, Optional<Path> keycloakHome) {
         this.toolsDir = toolsDir;
         this.kafkaClasspath = kafkaClasspath;
         this.kafkaLog4jConfig = kafkaLog4jConfig;
         this.apicurioRunnerJar = apicurioRunnerJar;
         this.s3proxyJar = s3proxyJar;
         this.minioBinary = minioBinary;
+        this.keycloakHome = keycloakHome;
     }
 
     /** The tools dir from {@code -Dshardflow.tools}, then {@code $SHARDFLOW_TOOLS}, then the default. */
@@ -71,8 +79,31 @@ public final class ToolPaths {
         String minio = props.getProperty("minio.binary");
         Optional<Path> minioBinary = Optional.ofNullable(minio).filter(s -> !s.isBlank()).map(Path::of)
                 .filter(Files::isExecutable);
+        // Only a secure stack runs Keycloak: a tools dir from before it was fetched still serves a plain one.
+        Optional<Path> keycloakHome = Optional.ofNullable(props.getProperty("keycloak.home")).filter(s -> !s.isBlank())
+                .map(s -> Path.of(s.trim())).or(() -> builtKeycloak(dir)).filter(home -> Files.isRegularFile(home.resolve(KEYCLOAK_LAUNCHER)));
         return new ToolPaths(dir, classpath, existing(props, file, "kafka.log4j2.config"),
-                existing(props, file, "apicurio.runner.jar"), existing(props, file, "s3proxy.jar"), minioBinary);
+                existing(props, file, "apicurio.runner.jar"), existing(props, file, "s3proxy.jar"), minioBinary, keycloakHome);
+    }
+
+    /**
+     * A Keycloak that fetch-tools.sh built in {@code dir} when tools.properties does not name one: that
+     * file is rewritten whole by every run, and a run of an older checkout leaves the key out.
+     */
+    private static Optional<Path> builtKeycloak(Path dir) {
+        try (Stream<Path> entries = Files.list(dir)) {
+            return entries.filter(p -> p.getFileName().toString().matches("keycloak-\\d+\\.\\d+\\.\\d+"))
+                    .filter(p -> Files.exists(p.resolve(KEYCLOAK_BUILT_MARKER)))
+                    .max(Comparator.comparing(ToolPaths::versionOf));
+        } catch (IOException e) {
+            return Optional.empty();
+        }
+    }
+
+    /** {@code keycloak-26.7.3} as a number that orders versions: 26 * 10^8 + 7 * 10^4 + 3. */
+    private static long versionOf(Path home) {
+        String[] parts = home.getFileName().toString().substring("keycloak-".length()).split("\\.");
+        return Long.parseLong(parts[0]) * 100_000_000L + Long.parseLong(parts[1]) * 10_000L + Long.parseLong(parts[2]);
     }
 
     private static Path existing(Properties props, Path file, String key) {
@@ -134,5 +165,11 @@ public final class ToolPaths {
     public Path requireMinio() {
         return minioBinary.orElseThrow(() -> new StackException("MinIO is not installed in " + toolsDir
                 + "; " + FIX + " without --no-minio (it builds MinIO from source with Go)"));
+    }
+
+    /** Keycloak's home (the unpacked, prebuilt distribution), or a clear error: a secure stack needs it. */
+    public Path requireKeycloak() {
+        return keycloakHome.orElseThrow(() -> new StackException("Keycloak (the secure stack's OIDC server) is not installed in "
+                + toolsDir + "; " + FIX + " again"));
     }
 }

@@ -96,7 +96,7 @@ class LocalStackTest {
 
     private static void assertAllUp(Path dir) {
         Map<Role, RecordedStack.ServerStatus> status = LocalStack.status(dir);
-        assertThat(status).containsOnlyKeys(Role.values());
+        assertThat(status).containsOnlyKeys(Role.of(false).toArray(Role[]::new));
         assertThat(status.values()).allMatch(RecordedStack.ServerStatus::up, "up");
     }
 

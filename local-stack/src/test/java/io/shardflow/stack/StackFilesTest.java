@@ -59,8 +59,8 @@ class StackFilesTest {
     void shouldReadBackTheStateItWrote() throws Exception {
         StackState state = new StackState(StackState.FORMAT_VERSION, tmp.toString(), S3Kind.MINIO, true, "bucket",
                 "127.0.0.1:1", "http://127.0.0.1:2/apis/registry/v3", "http://127.0.0.1:3", "ak", "pa55-w0rd-xyz",
-                new StackPorts(1, 4, 2, 3, 5, 6),
-                Map.of(Role.S3, new StackState.ServerState(42, Map.of("s3", 3, "console", 5), "s3.log")), null, null, null);
+                new StackPorts(1, 4, 2, 3, 5, 6, 7),
+                Map.of(Role.S3, new StackState.ServerState(42, Map.of("s3", 3, "console", 5), "s3.log")), null, null, null, null);
         state.write();
         assertThat(LocalStack.read(tmp)).contains(state);
         assertThat(Files.getPosixFilePermissions(tmp.resolve(StackState.FILE_NAME)))

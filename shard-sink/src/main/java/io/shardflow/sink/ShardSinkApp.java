@@ -6,7 +6,6 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.shardflow.app.ConfigFiles;
 import io.shardflow.app.FatalErrors;
 import io.shardflow.app.MetricsEndpoint;
-import io.shardflow.app.RegistryConfig;
 import io.shardflow.app.S3Config;
 import io.shardflow.app.SampleDeserializers;
 import io.shardflow.app.ServiceConfig;
@@ -92,8 +91,7 @@ public final class ShardSinkApp implements ServiceMain.RunningService {
         ObjectStore store = S3ObjectStore.connect(config.s3());
         checks.objectStore(store, config.s3().endpoint(), S3Config.ENDPOINT, S3Config.BUCKET);
         checks.kafka(config.bootstrapServers(), config.kafkaClientSettings(), SinkConfig.BOOTSTRAP_SERVERS);
-        checks.registry(config.getString(SinkConfig.REGISTRY_URL), RegistryConfig.sslContext(config),
-                RegistryConfig.basicAuthorization(config), SinkConfig.REGISTRY_URL);
+        checks.registry(config.getString(SinkConfig.REGISTRY_URL), config, SinkConfig.REGISTRY_URL);
 
         MetricsEndpoint endpoint = ServiceConfig.startEndpoint(config, config.getInt(SinkConfig.METRICS_PORT));
         MeterRegistry meters = endpoint != null ? endpoint.registry() : new SimpleMeterRegistry();

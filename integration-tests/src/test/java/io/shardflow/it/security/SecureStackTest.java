@@ -1,9 +1,9 @@
 package io.shardflow.it.security;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.shardflow.app.KafkaClientConfig;
+import io.shardflow.app.RegistryConfig;
 import io.shardflow.dataset.catalog.DatasetCatalog;
 import io.shardflow.dataset.log.CommitLog;
 import io.shardflow.dataset.log.ShardEntry;
@@ -16,15 +16,17 @@ import io.shardflow.dataset.store.S3ObjectStore;
 import io.shardflow.edge.EdgePublisher;
 import io.shardflow.edge.SyntheticSamples;
 import io.shardflow.ingest.IngestApp;
+import io.shardflow.it.support.SecretLeaks;
+import io.shardflow.it.support.SecureStackExtension;
 import io.shardflow.sink.ShardSinkApp;
+import io.shardflow.stack.IdentityClient;
 import io.shardflow.stack.LocalPipeline;
 import io.shardflow.stack.LocalStack;
 import io.shardflow.stack.PipelineSettings;
-import io.shardflow.stack.Role;
-import io.shardflow.stack.S3Kind;
-import io.shardflow.stack.StackConfig;
+import io.shardflow.stack.ServiceProcess;
 import io.shardflow.stack.StackEndpoints;
 import io.shardflow.stack.StackPrincipal;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
@@ -39,38 +41,30 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
-import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.AdminClientConfig;
-import org.apache.kafka.clients.admin.NewTopic;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerConfig;
-import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.errors.SaslAuthenticationException;
-import org.apache.kafka.common.errors.SslAuthenticationException;
-import org.apache.kafka.common.errors.AuthorizationException;
-import org.apache.kafka.common.errors.TopicAuthorizationException;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
-import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * {@code stack up --secure} on real parts: a broker taking only SASL_SSL (SCRAM-SHA-512) and mTLS
- * clients, with least-privilege ACLs per principal. The pipeline runs end to end as its own
- * principals over both, each forbidden action is refused by the broker, and no secret reaches a
- * log, a command line or a file others can read. One stack for the class: it is the slow part.
+ * {@code stack up --secure} on real parts, end to end: the broker takes only SASL_SSL (SCRAM-SHA-512)
+ * and mTLS clients, MinIO serves TLS, and the schema registry (https, OIDC, roles) takes only tokens
+ * of the stack's Keycloak. Each service reaches Kafka and the registry as its own least-privileged
+ * principal (registry: OAuth2 client credentials, read-only), devices with edge-client and the
+ * Python edge SDK look up the schema the stack's admin registered, and the samples reach the shards
+ * exactly once. A wrong client secret stops a service at start naming the key, and no secret
+ * reaches a log, a command line or a file others can read. The stack is shared with the other
+ * secure test classes (SecureStackExtension): its identity provider is the slow part.
  */
+@ExtendWith(SecureStackExtension.class)
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class SecureStackTest {
 
     private static final String DATASET = "cams";
-    private static final Duration COMMIT_TIMEOUT = Duration.ofSeconds(150);
+    private static final Duration COMMIT_TIMEOUT = Duration.ofSeconds(240);
+    private static final int PYTHON_SAMPLES = 30;
 
     @TempDir
     static Path work;
@@ -81,13 +75,14 @@ class SecureStackTest {
     private S3ObjectStore store;
 
     @BeforeAll
-    void startSecureStack() throws Exception {
-        // MinIO, the production target, serving https with a certificate of the stack's CA: every S3
-        // call below, the services' included, goes over TLS trusting that CA (s3.ca.bundle) only.
-        stack = LocalStack.start(StackConfig.defaults(work.resolve("stack")).withSecure(true).withS3Kind(S3Kind.MINIO));
+    void useTheSecureStack(LocalStack secureStack) {
+        stack = secureStack;
         endpoints = StackEndpoints.of(stack);
         clients = stack.clientConfigDir().orElseThrow();
+        // MinIO, the production target, serving https with a certificate of the stack's CA: every S3
+        // call below, the services' included, goes over TLS trusting that CA (s3.ca.bundle) only.
         assertThat(endpoints.s3Endpoint()).startsWith("https://");
+        assertThat(endpoints.registryUrl()).startsWith("https://");
         store = S3ObjectStore.connect(endpoints.s3Settings());
         for (String version : List.of("scram", "mtls")) {
             new DatasetCatalog(store).create(new DatasetSpec(DATASET, version,
@@ -97,27 +92,26 @@ class SecureStackTest {
     }
 
     @AfterAll
-    void stopStack() throws Exception {
+    void closeStore() throws Exception {
         if (store != null) {
             store.close();
-        }
-        if (stack != null) {
-            stack.close();
         }
     }
 
     @Test
-    void shouldCommitExactlyThePublishedSamplesWithEveryServiceOnItsOwnScramPrincipal() throws Exception {
+    void shouldCommitExactlyTheSamplesOfBothEdgeSdksWithEveryServiceOnItsOwnPrincipals() throws Exception {
         SyntheticSamples synthetic = new SyntheticSamples(DATASET, "scram", "cam-s", 3, 4, 10, 7);
-        // the quickstart's way: each service its own JVM, settings in an owner-only file
+        // the quickstart's way: each service its own JVM, settings (OAuth2 client secret included) in an owner-only file
         try (LocalPipeline pipeline = LocalPipeline.start(endpoints, work.resolve("scram"), 40, Duration.ofSeconds(2), "scram")) {
             Set<String> published = publish(endpoints.bootstrapServers(), StackPrincipal.EDGE.scramClientConfig(clients), synthetic, 120);
+            published.addAll(publishWithPython("scram", "py-dev", PYTHON_SAMPLES));
             CommitLog log = new CommitLog(store, DATASET, "scram", Clock.systemUTC());
             pipeline.awaitCommitted(log, published.size(), COMMIT_TIMEOUT, Duration.ofMillis(500), snapshot -> { });
 
             assertThat(committedIds(log.latest())).containsExactlyInAnyOrderElementsOf(published);
-            assertNoSecretIn(pipeline.logs(), pipeline.pids());
-            assertThat(Files.readString(pipeline.logs().get(0))).as("ingest-app could read samples' retention with its ACLs")
+            SecretLeaks.of(stack).assertNoneIn(stack, pipeline.logs(), pipeline.pids());
+            String ingestLog = Files.readString(pipeline.logs().get(0));
+            assertThat(ingestLog).as("ingest-app could read samples' retention with its ACLs")
                     .contains("topic 'samples' keeps records").doesNotContain("cannot check the retention");
         }
     }
@@ -132,6 +126,8 @@ class SecureStackTest {
         Map<String, Object> sinkSettings = new HashMap<>(PipelineSettings.sink(endpoints, work.resolve("mtls-sink"), "mtls-sink"));
         sinkSettings.put("bootstrap.servers", mtls);
         sinkSettings.put(KafkaClientConfig.CLIENT_CONFIG, StackPrincipal.SINK.mtlsClientConfig(clients).toString());
+        assertThat(ingestSettings).containsEntry(RegistryConfig.AUTH_CLIENT_ID, IdentityClient.INGEST.clientId());
+        assertThat(sinkSettings).containsEntry(RegistryConfig.AUTH_CLIENT_ID, IdentityClient.SINK.clientId());
 
         IngestApp ingest = IngestApp.start(ingestSettings);
         ShardSinkApp sink = ShardSinkApp.start(sinkSettings);
@@ -151,101 +147,39 @@ class SecureStackTest {
     }
 
     @Test
-    void shouldRefuseTheEdgePrincipalEverythingButWritingSamples() {
-        Map<String, Object> edge = client(StackPrincipal.EDGE.scramClientConfig(clients), endpoints.bootstrapServers());
-
-        assertThatThrownBy(() -> readOne(edge, "samples")).as("edge reads samples").isInstanceOf(TopicAuthorizationException.class);
-        assertThatThrownBy(() -> produce(edge, "shard-assignments")).as("edge writes shard-assignments")
-                .hasRootCauseInstanceOf(TopicAuthorizationException.class);
-        assertThatThrownBy(() -> createTopic(edge, "edge-made")).as("edge creates a topic")
-                .hasRootCauseInstanceOf(TopicAuthorizationException.class);
+    void shouldStopAServiceGivenAWrongClientSecretAtStartNamingTheKey() throws Exception {
+        Map<String, String> settings = new HashMap<>(PipelineSettings.sink(endpoints, work.resolve("wrong-secret-spool"), "wrong-secret"));
+        String wrong = "not-the-sink-secret-" + System.nanoTime();
+        settings.put(RegistryConfig.AUTH_CLIENT_SECRET, wrong);
+        try (ServiceProcess sink = ServiceProcess.start("shard-sink", ShardSinkApp.class.getName(), settings, work.resolve("wrong-secret"))) {
+            assertThat(sink.waitFor(Duration.ofSeconds(120))).as("the sink exits at start").isTrue();
+            assertThat(sink.exitCode()).as("exit code of a configuration error").isEqualTo(2);
+            assertThat(sink.ownLog()).contains("check setting '" + RegistryConfig.AUTH_CLIENT_SECRET + "'", "shardflow-sink",
+                    "HTTP 401").doesNotContain(wrong);
+        }
     }
 
     @Test
-    void shouldRefuseTheSinkAndIngestPrincipalsWhatTheirRolesDoNotUse() {
-        Map<String, Object> sink = client(StackPrincipal.SINK.scramClientConfig(clients), endpoints.bootstrapServers());
-        Map<String, Object> ingest = client(StackPrincipal.INGEST.mtlsClientConfig(clients), stack.mtlsBootstrapServers().orElseThrow());
-
-        // The sink may DESCRIBE samples (it reads them), so the producer is refused one step later: at
-        // the idempotent producer's id, which needs a cluster permission it does not have either.
-        assertThatThrownBy(() -> produce(sink, "samples")).as("sink writes samples")
-                .hasRootCauseInstanceOf(AuthorizationException.class);
-        // It reads samples (the pipeline tests above prove it), but not the dead letters.
-        assertThatThrownBy(() -> readOne(sink, "samples-dlq")).as("sink reads samples-dlq")
-                .isInstanceOf(TopicAuthorizationException.class);
-        assertThatThrownBy(() -> readOne(ingest, "shard-assignments")).as("ingest reads shard-assignments")
-                .isInstanceOf(TopicAuthorizationException.class);
-        assertThatThrownBy(() -> deleteTopic(ingest, "samples")).as("ingest deletes samples")
-                .hasRootCauseInstanceOf(TopicAuthorizationException.class);
-    }
-
-    @Test
-    void shouldRefuseClientsThatCannotProveWhoTheyAre() throws Exception {
-        Map<String, Object> wrongPassword = client(StackPrincipal.EDGE.scramClientConfig(clients), endpoints.bootstrapServers());
-        wrongPassword.put("sasl.jaas.config", "org.apache.kafka.common.security.scram.ScramLoginModule required "
-                + "username=\"shardflow-edge\" password=\"not-the-password\";");
-        Map<String, Object> noCertificate = client(StackPrincipal.EDGE.mtlsClientConfig(clients), stack.mtlsBootstrapServers().orElseThrow());
-        noCertificate.keySet().removeIf(key -> key.startsWith("ssl.keystore") || key.equals("ssl.key.password"));
-
-        assertThatThrownBy(() -> produce(wrongPassword, "samples")).as("wrong SCRAM password")
-                .hasRootCauseInstanceOf(SaslAuthenticationException.class);
-        assertThatThrownBy(() -> produce(noCertificate, "samples")).as("mTLS listener without a client certificate")
-                .hasCauseInstanceOf(SslAuthenticationException.class);
-    }
-
-    @Test
-    void shouldKeepEverySecretFileOwnerOnly() throws Exception {
+    void shouldKeepEverySecretOutOfFilesOthersCanRead() throws Exception {
         assertThat(Files.getPosixFilePermissions(clients)).isEqualTo(PosixFilePermissions.fromString("rwx------"));
         try (Stream<Path> files = Files.walk(clients.getParent())) {
             for (Path file : files.filter(Files::isRegularFile).toList()) {
                 assertThat(Files.getPosixFilePermissions(file)).as("%s", file).isEqualTo(PosixFilePermissions.fromString("rw-------"));
             }
         }
-        assertThat(Files.getPosixFilePermissions(stack.workDir().resolve("stack.json"))).isEqualTo(PosixFilePermissions.fromString("rw-------"));
-    }
-
-    /** Every secret of the stack: SCRAM and key-store passwords from the client files, and the S3 secret key. */
-    private List<String> secrets() throws Exception {
-        List<String> secrets = new ArrayList<>(List.of(endpoints.s3SecretKey()));
-        for (StackPrincipal principal : StackPrincipal.values()) {
-            Map<String, Object> scram = KafkaClientConfig.load(principal.scramClientConfig(clients).toString());
-            String jaas = scram.get("sasl.jaas.config").toString();
-            secrets.add(jaas.substring(jaas.indexOf("password=\"") + 10, jaas.lastIndexOf('"')));
-            secrets.add(KafkaClientConfig.load(principal.mtlsClientConfig(clients).toString()).get("ssl.keystore.password").toString());
+        Path workDir = stack.workDir();
+        for (Path secretFile : List.of(workDir.resolve("stack.json"), workDir.resolve("idp/keycloak.conf"),
+                workDir.resolve("registry/config/application.properties"))) {
+            assertThat(Files.getPosixFilePermissions(secretFile)).as("%s", secretFile).isEqualTo(PosixFilePermissions.fromString("rw-------"));
         }
-        assertThat(secrets).allSatisfy(secret -> assertThat(secret).hasSizeGreaterThanOrEqualTo(8));
-        return secrets;
-    }
-
-    /** The services' and servers' logs and command lines hold none of the secrets. */
-    private void assertNoSecretIn(List<Path> serviceLogs, List<Long> servicePids) throws Exception {
-        List<String> secrets = secrets();
-        List<Path> logs = new ArrayList<>(serviceLogs);
-        for (Role role : Role.values()) {
-            logs.add(stack.logFile(role));
-        }
-        List<Long> pids = new ArrayList<>(servicePids);
-        for (Role role : Role.values()) {
-            pids.add(stack.pid(role));
-        }
-        for (Path log : logs) {
-            String text = Files.readString(log);
-            assertThat(text).as("log %s", log).isNotEmpty();
-            for (String secret : secrets) {
-                assertThat(text).as("log %s", log).doesNotContain(secret);
-            }
-        }
-        for (long pid : pids) {
-            String commandLine = Files.readString(Path.of("/proc", Long.toString(pid), "cmdline")).replace('\0', ' ');
-            assertThat(commandLine).as("pid %d", pid).isNotBlank();
-            for (String secret : secrets) {
-                assertThat(commandLine).as("command line of pid %d", pid).doesNotContain(secret);
-            }
-        }
+        assertThat(Files.getPosixFilePermissions(workDir.resolve("idp"))).as("Keycloak's dir: its database holds the client secrets")
+                .isEqualTo(PosixFilePermissions.fromString("rwx------"));
+        assertThat(SecretLeaks.of(stack).assertNoWorldReadableFileHoldsOne(workDir)).as("world-readable files searched").isPositive();
     }
 
     private Set<String> publish(String bootstrap, Path clientConfig, SyntheticSamples synthetic, int count) throws Exception {
         Set<String> ids = new HashSet<>();
+        // the edge principal's file carries the serde's OAuth2 settings and auto-register=false, find-latest=true
         try (EdgePublisher publisher = EdgePublisher.create(bootstrap, endpoints.registryUrl(), "samples", clientConfig)) {
             for (int n = 0; n < count; n++) {
                 publisher.publish(synthetic.sample(n, Instant.now())).get(60, TimeUnit.SECONDS);
@@ -253,6 +187,50 @@ class SecureStackTest {
             }
         }
         return ids;
+    }
+
+    /** python/tests_edge_integration/secure_publish.py as the edge principal; the ids its producer acknowledged. */
+    private Set<String> publishWithPython(String version, String device, int count) throws Exception {
+        Path repo = Path.of(System.getProperty("shardflow.repo", "..")).toAbsolutePath().normalize();
+        Path output = work.resolve("python-" + device + ".log");
+        ProcessBuilder builder = new ProcessBuilder(List.of(python().toString(),
+                repo.resolve("python/tests_edge_integration/secure_publish.py").toString()))
+                .directory(repo.toFile()).redirectErrorStream(true).redirectOutput(output.toFile());
+        Map<String, String> env = builder.environment();
+        env.put("PYTHONPATH", repo.resolve("python").toString());
+        env.put("PYTHONDONTWRITEBYTECODE", "1");
+        env.put("SHARDFLOW_BOOTSTRAP_SERVERS", endpoints.bootstrapServers());
+        env.put("SHARDFLOW_REGISTRY_URL", endpoints.registryUrl());
+        env.put("SHARDFLOW_KAFKA_CLIENT_CONFIG", StackPrincipal.EDGE.scramClientConfig(clients).toString());
+        env.put("SHARDFLOW_REGISTRY_CONFIG", endpoints.registryConfig(IdentityClient.EDGE).orElseThrow().toString());
+        env.put("SHARDFLOW_EDGE_IT_QUEUE", work.resolve("python-queue-" + device).toString());
+        env.put("SHARDFLOW_EDGE_IT_DATASET", DATASET);
+        env.put("SHARDFLOW_EDGE_IT_VERSION", version);
+        env.put("SHARDFLOW_EDGE_IT_DEVICE", device);
+        env.put("SHARDFLOW_EDGE_IT_COUNT", Integer.toString(count));
+        Process process = builder.start();
+        boolean ended = process.waitFor(6, TimeUnit.MINUTES);
+        String text = Files.readString(output, StandardCharsets.UTF_8);
+        if (!ended) {
+            process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+        }
+        assertThat(ended && process.exitValue() == 0).as("the Python edge SDK delivered everything; its output:%n%s", text).isTrue();
+        assertThat(text).contains("\"not_delivered\": 0");
+        Set<String> ids = new HashSet<>();
+        for (int n = 0; n < count; n++) {
+            ids.add(device + "-" + n);
+        }
+        return ids;
+    }
+
+    private static Path python() {
+        String configured = System.getenv("SHARDFLOW_PYTHON");
+        Path python = configured != null && !configured.isBlank() ? Path.of(configured)
+                : Path.of(System.getProperty("user.home"), ".cache", "shardflow", "venv", "bin", "python");
+        if (!Files.isExecutable(python)) {
+            throw new IllegalStateException("no Python at " + python + "; run scripts/setup-python.sh or set SHARDFLOW_PYTHON");
+        }
+        return python;
     }
 
     private List<String> committedIds(Snapshot snapshot) throws Exception {
@@ -267,52 +245,4 @@ class SecureStackTest {
         }
         return ids;
     }
-
-    private static Map<String, Object> client(Path clientConfig, String bootstrap) {
-        Map<String, Object> settings = new HashMap<>(KafkaClientConfig.load(clientConfig.toString()));
-        settings.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-        settings.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 30_000);
-        settings.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, 20_000);
-        return settings;
-    }
-
-    private static void readOne(Map<String, Object> settings, String topic) {
-        Map<String, Object> props = new HashMap<>(settings);
-        props.remove(ProducerConfig.MAX_BLOCK_MS_CONFIG);
-        props.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
-        try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(props, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
-            consumer.assign(List.of(new TopicPartition(topic, 0)));
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-            while (System.nanoTime() < deadline) {
-                consumer.poll(Duration.ofMillis(500));
-            }
-        }
-    }
-
-    private static void produce(Map<String, Object> settings, String topic) throws Exception {
-        Map<String, Object> props = new HashMap<>(settings);
-        props.remove(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG);
-        try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(props, new ByteArraySerializer(), new ByteArraySerializer())) {
-            producer.send(new ProducerRecord<>(topic, "forbidden".getBytes())).get(30, TimeUnit.SECONDS);
-        }
-    }
-
-    private static void createTopic(Map<String, Object> settings, String topic) throws Exception {
-        try (Admin admin = Admin.create(adminSettings(settings))) {
-            admin.createTopics(List.of(new NewTopic(topic, 1, (short) 1))).all().get(30, TimeUnit.SECONDS);
-        }
-    }
-
-    private static void deleteTopic(Map<String, Object> settings, String topic) throws Exception {
-        try (Admin admin = Admin.create(adminSettings(settings))) {
-            admin.deleteTopics(List.of(topic)).all().get(30, TimeUnit.SECONDS);
-        }
-    }
-
-    private static Map<String, Object> adminSettings(Map<String, Object> settings) {
-        Map<String, Object> props = new HashMap<>(settings);
-        props.remove(ProducerConfig.MAX_BLOCK_MS_CONFIG);
-        return props;
-    }
-
 }
