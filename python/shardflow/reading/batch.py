@@ -49,7 +49,7 @@ class Batch(dict):
             elif name == "produced_at":
                 out[name] = int(value[k])
             else:
-                out[name] = value[k]
+                out[name] = value[k, ...]  # a 0-d array for a scalar tensor, as the per-sample reader gives
         return out
 
     def __reduce__(self):
