@@ -26,7 +26,7 @@ FRAMEWORK_PINS=(
   "numpy==1.26.4" "h5py==3.12.1" "boto3==1.35.99"
   "tensorflow-cpu==2.17.1"
   "jax[cpu]==0.4.38"
-  "datasets==3.6.0"
+  "datasets==3.6.0" "pyarrow==18.1.0"
   "pytest==8.3.4" "hypothesis==6.155.2"
 )
 BENCH_PINS=("mosaicml-streaming==0.7.6" "webdataset==1.0.2")
@@ -57,7 +57,7 @@ frameworks() {
   run_step venv "$SYS_PYTHON" -m venv "$venv"
   run_step pip "${pip_env[@]}" "$venv/bin/python" -m pip install -q "${FRAMEWORK_PINS[@]}"
   run_step project "${pip_env[@]}" "$venv/bin/python" -m pip install -q --no-deps -e "$ROOT/python"
-  "$venv/bin/python" -c 'import numpy; assert numpy.__version__.startswith("1."), numpy.__version__' \
+  "$venv/bin/python" -c 'import numpy, tensorflow, jax, datasets; assert numpy.__version__.startswith("1."), numpy.__version__' \
     || die "numpy 2 was installed into $venv"
   printf '%s' "$stamp" >"$venv/.shardflow-stamp"
   echo "$venv/bin/python"

@@ -60,3 +60,53 @@ class BatchIterator:
 
     def state_dict(self) -> Dict[str, Any]:
         return self.reader.state_dict()
+
+
+class BatchReader:
+    """Epoch after epoch of one rank's batches (the fast path), for framework adapters: call
+    :meth:`set_epoch` before each epoch and iterate; :meth:`delivered` records how many batches
+    the training loop has taken (adapters whose framework reads ahead call it as batches reach the
+    loop; :meth:`batches` with ``count=True`` counts as they are handed out). ``state_dict()`` is
+    the reading rules' resume state (docs/READING-RULES.md): any world size, batch size, framework."""
+
+    def __init__(self, read: Any, batch_size: int, *, rank: int = 0, world_size: int = 1,
+                 threads: int = DEFAULT_THREADS, allocate: Allocate = allocate_numpy, **options):
+        if not isinstance(batch_size, int) or isinstance(batch_size, bool) or batch_size < 1:
+            raise ValueError(f"batch_size must be an integer >= 1, got {batch_size!r}")
+        if not isinstance(world_size, int) or world_size < 1 or not 0 <= rank < world_size:
+            raise ValueError(f"rank {rank} is not one of 0..{world_size - 1}")
+        self.reader = EpochReader(read, StreamOptions(**options))
+        self.batch_size, self.rank, self.world_size = batch_size, rank, world_size
+        self.threads, self.allocate = threads, allocate
+
+    @property
+    def epoch(self) -> int:
+        return self.reader.epoch
+
+    def set_epoch(self, epoch: int) -> None:
+        self.reader.set_epoch(epoch)
+
+    def batches(self, count: bool = True, unit: Optional[int] = None) -> Iterator[Batch]:
+        """This rank's batches of the current epoch (a loaded state's rest of it, if one was loaded).
+        :meth:`delivered` then counts in units of ``unit`` samples (default: batches)."""
+        plan = self.reader.begin(self.rank, self.world_size, unit or self.batch_size)
+        delivered = 0
+        for _, batch in self.reader.fast_batches(plan, self.rank, self.world_size, self.batch_size,
+                                                 threads=self.threads, allocate=self.allocate):
+            if count:
+                delivered += 1
+                self.reader.delivered(delivered)
+            yield batch
+
+    def __iter__(self) -> Iterator[Batch]:
+        return self.batches()
+
+    def delivered(self, batches: int) -> None:
+        self.reader.delivered(batches)
+
+    def state_dict(self) -> Dict[str, Any]:
+        return self.reader.state_dict()
+
+    def load_state_dict(self, state: Mapping[str, Any], allow_snapshot_change: bool = False) -> None:
+        """Resume point for the next iteration: the state's epoch, snapshots and consumed count."""
+        self.reader.load_state_dict(state, allow_snapshot_change)
