@@ -29,7 +29,10 @@ FRAMEWORK_PINS=(
   "datasets==3.6.0" "pyarrow==18.1.0"
   "pytest==8.3.4" "hypothesis==6.155.2"
 )
-BENCH_PINS=("mosaicml-streaming==0.7.6" "webdataset==1.0.2")
+# mosaicml-streaming's own requirements pull torchvision, transformers and every cloud SDK (and a torch
+# that would replace Debian's): it is installed without them, with what its local and S3 reading imports.
+BENCH_PINS=("mosaicml-streaming==0.7.6" "webdataset==1.0.2" "braceexpand==0.1.7" "xxhash==3.5.0" "zstd==1.5.6.1"
+            "python-snappy==0.7.3" "cramjam==2.9.1" "Brotli==1.1.0" "tqdm==4.67.1" "filelock==3.16.1")
 
 die() { echo "setup-frameworks: ERROR: $*" >&2; exit 1; }
 
@@ -79,7 +82,7 @@ import numpy, torch
 print(f"numpy=={numpy.__version__}")
 print(f"torch=={torch.__version__}")
 PY
-  run_step bench-pip "${pip_env[@]}" "$venv/bin/python" -m pip install -q -c "$constraints" "${BENCH_PINS[@]}"
+  run_step bench-pip "${pip_env[@]}" "$venv/bin/python" -m pip install -q --no-deps -c "$constraints" "${BENCH_PINS[@]}"
   run_step bench-project "${pip_env[@]}" "$venv/bin/python" -m pip install -q --no-deps -e "$ROOT/python"
   printf '%s' "$stamp" >"$venv/.shardflow-stamp"
   echo "$venv/bin/python"
