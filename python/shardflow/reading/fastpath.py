@@ -62,12 +62,16 @@ class ShardPool:
             self._refs.update(set(keys))
 
     def release(self, keys: Sequence[Key]) -> None:
+        dropped = []
         with self._lock:
             for key in set(keys):
                 self._refs[key] -= 1
                 if self._refs[key] <= 0:
                     del self._refs[key]
-                    self._opened.pop(key, None)
+                    dropped.append((key[0], self._opened.pop(key, None)))
+        for source, opened in dropped:  # batches are copies: the shard's buffer can be used again
+            if opened is not None and opened.done() and opened.exception() is None:
+                self.fetchers[source].recycle(opened.result().buffer)
 
     def get(self, source: int, shard: ShardEntry) -> ShardRows:
         key = (source, shard.shard_id)
