@@ -24,6 +24,7 @@ from typing import Callable, Dict
 import numpy as np
 
 from shardflow.reading.batch import BatchBuilder
+from shardflow.reading.cachefiles import advise_large_pages
 from shardflow.reading.dataset import Dataset
 from shardflow.storage.store import S3Settings, S3Store
 
@@ -51,16 +52,19 @@ def profile(args) -> Dict[str, object]:
     steps["reader GET into a recycled buffer"] = _cpu(lambda: [store.read_into(s.object_key, memoryview(recycled)[:s.bytes])
                                                                for s in shards])
     with tempfile.TemporaryDirectory(dir=args.tmp) as tmp:
-        def into_files():
+        def into_files(large: bool):
             for k, s in enumerate(shards):
                 path = os.path.join(tmp, f"{k}.h5")
                 with open(path, "wb+") as f:
-                    f.truncate(s.bytes)
+                    os.posix_fallocate(f.fileno(), 0, s.bytes)
                     with mmap.mmap(f.fileno(), s.bytes) as m:
+                        if large:
+                            advise_large_pages(m)
                         store.read_into(s.object_key, memoryview(m))
                         m.flush() if args.flush else None
                 os.unlink(path)
-        steps["reader GET into a new cache file (mapped)"] = _cpu(into_files)
+        steps["reader GET into a new cache file (mapped, 4 KiB pages)"] = _cpu(lambda: into_files(False))
+        steps["reader GET into a new cache file (mapped, large folios: the reader's way)"] = _cpu(lambda: into_files(True))
 
         def write_files():
             for k, s in enumerate(shards):
