@@ -52,7 +52,7 @@ frameworks() {
   local venv=${SHARDFLOW_FRAMEWORKS_VENV:-$HOME/.cache/shardflow/venv-frameworks}
   local stamp="v1 ${FRAMEWORK_PINS[*]} $ROOT/python"
   if [[ -f $venv/.shardflow-stamp && "$(cat "$venv/.shardflow-stamp")" == "$stamp" ]] \
-      && "$venv/bin/python" -c 'import tensorflow, jax, datasets, h5py, shardflow' >/dev/null 2>&1; then
+      && TF_CPP_MIN_LOG_LEVEL=3 "$venv/bin/python" -c 'import tensorflow, jax, datasets, h5py, shardflow' >/dev/null 2>&1; then
     echo "$venv/bin/python"; return 0
   fi
   [[ -x $SYS_PYTHON ]] || die "$SYS_PYTHON missing (run scripts/setup-python.sh first)"
@@ -60,7 +60,7 @@ frameworks() {
   run_step venv "$SYS_PYTHON" -m venv "$venv"
   run_step pip "${pip_env[@]}" "$venv/bin/python" -m pip install -q "${FRAMEWORK_PINS[@]}"
   run_step project "${pip_env[@]}" "$venv/bin/python" -m pip install -q --no-deps -e "$ROOT/python"
-  "$venv/bin/python" -c 'import numpy, tensorflow, jax, datasets; assert numpy.__version__.startswith("1."), numpy.__version__' \
+  TF_CPP_MIN_LOG_LEVEL=3 "$venv/bin/python" -c 'import numpy, tensorflow, jax, datasets; assert numpy.__version__.startswith("1."), numpy.__version__' \
     || die "numpy 2 was installed into $venv"
   printf '%s' "$stamp" >"$venv/.shardflow-stamp"
   echo "$venv/bin/python"
