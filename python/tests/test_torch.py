@@ -146,8 +146,6 @@ def test_should_take_rank_and_world_size_from_the_environment(monkeypatch):
 
 def test_should_refuse_loader_options_that_would_break_the_split(built):
     data = ShardflowIterableDataset(open_dataset(built))
-    with pytest.raises(ValueError, match="persistent_workers"):
-        ShardflowDataLoader(data, num_workers=1, persistent_workers=True)
     with pytest.raises(ValueError, match="drop_last"):
         ShardflowDataLoader(data, batch_size=4, drop_last=True)
 

@@ -31,8 +31,8 @@ from typing import Dict, Optional, Union
 
 from shardflow.errors import ChecksumError
 from shardflow.format.entries import ShardEntry
-from shardflow.reading.cachefiles import (Buffer, DownloadLock, PartFile, map_private, mark_verified,
-                                          recently_verified, unlink)
+from shardflow.reading.cachefiles import (Buffer, DownloadLock, PartFile, advise_large_pages, map_private,
+                                          mark_verified, recently_verified, unlink)
 from shardflow.storage.store import ObjectStore
 
 log = logging.getLogger(__name__)
@@ -133,7 +133,7 @@ class ShardCache:
         try:
             # Blocks allocated now: a full disk is an error here, not a SIGBUS on a mapped write.
             os.posix_fallocate(fd, 0, shard.bytes)
-            return PartFile(path, mmap.mmap(fd, shard.bytes))
+            return PartFile(path, advise_large_pages(mmap.mmap(fd, shard.bytes)))
         except (OSError, ValueError) as e:
             log.warning("Cannot cache shard %s in %s: %s", shard.shard_id, self.directory, e)
             unlink(path)

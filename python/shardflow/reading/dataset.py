@@ -11,7 +11,9 @@ from shardflow.format import layout
 from shardflow.format.rows import ShardRows
 from shardflow.format.shard import Shard, read_shard
 from shardflow.format.spec import DatasetSpec, parse_spec
+from shardflow.reading.batchiter import BatchIterator, read_batches
 from shardflow.reading.cache import DEFAULT_LIMIT_BYTES, DEFAULT_REVERIFY_AFTER, NoCache, ShardCache
+from shardflow.reading.fastpath import DEFAULT_THREADS
 from shardflow.reading.fetch import DEFAULT_PREFETCH, DEFAULT_RANGE_SIZE, DEFAULT_RANGE_THRESHOLD, ShardFetcher
 from shardflow.reading.log import CommitLog, ShardEntry, Snapshot
 from shardflow.reading.options import DEFAULT_SHUFFLE_BLOCK, StreamOptions
@@ -208,5 +210,20 @@ class Dataset(ShardSource):
                             prefetch=prefetch, range_size=range_size, range_threshold=range_threshold, resume=resume,
                             allow_snapshot_change=allow_snapshot_change)
 
+    def batches(self, batch_size: int, *, seed: int = 0, epoch: int = 0, shuffle_shards: bool = True,
+                shuffle_block: int = DEFAULT_SHUFFLE_BLOCK, rank: int = 0, world_size: int = 1,
+                drop_last: bool = False, attributes: bool = False, prefetch: int = DEFAULT_PREFETCH,
+                range_size: int = DEFAULT_RANGE_SIZE, range_threshold: int = DEFAULT_RANGE_THRESHOLD,
+                threads: int = DEFAULT_THREADS, resume: Optional[Mapping[str, Any]] = None,
+                allow_snapshot_change: bool = False) -> BatchIterator:
+        """The same samples as :meth:`samples`, in the same order, as whole batches of contiguous
+        arrays (:class:`~shardflow.reading.batch.Batch`): the fast path. ``threads`` batches are
+        assembled at once; the resume state is the same as :meth:`samples`' (any batch size)."""
+        return read_batches(self, batch_size, seed=seed, epoch=epoch, shuffle_shards=shuffle_shards,
+                            shuffle_block=shuffle_block, rank=rank, world_size=world_size, drop_last=drop_last,
+                            attributes=attributes, prefetch=prefetch, range_size=range_size,
+                            range_threshold=range_threshold, threads=threads, resume=resume,
+                            allow_snapshot_change=allow_snapshot_change)
 
-__all__ = ["Dataset", "SampleIterator", "Sample"]
+
+__all__ = ["Dataset", "SampleIterator", "Sample", "BatchIterator"]

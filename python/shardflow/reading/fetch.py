@@ -27,7 +27,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Dict, List, Optional, Sequence, Set, Tuple
 
 from shardflow.format.entries import ShardEntry
-from shardflow.reading.cache import ShardCache
+from shardflow.reading.cache import NoCache, ShardCache
 from shardflow.reading.cachefiles import Buffer, DownloadLock, PartFile
 from shardflow.storage.store import ObjectStore
 
@@ -61,11 +61,11 @@ class _Download:
     """One shard being downloaded in parts; the last part to finish completes ``result``."""
 
     def __init__(self, shard: ShardEntry, parts: int, result: Future, part: Optional[PartFile],
-                 lock: DownloadLock):
+                 lock: DownloadLock, memory=None):
         self.shard = shard
         self.part = part
         self.lock = lock
-        self.buffer = part.map if part is not None else bytearray(shard.bytes)
+        self.buffer = part.map if part is not None else (memory if memory is not None else bytearray(shard.bytes))
         self.result = result
         self._left = parts
         self._lock = threading.Lock()
@@ -101,6 +101,31 @@ class ShardFetcher:
         self._pending: Dict[str, Future] = {}
         self._unfinished: Set[_Download] = set()  # downloads with parts still to come
         self._lock = threading.Lock()
+        # Without a cache file, download buffers a reader hands back (recycle) are used again: a
+        # fresh 12 MB buffer costs its page faults and zeroing, about as much as receiving it.
+        self._recyclable = isinstance(cache, NoCache)
+        self._free: List[bytearray] = []
+
+    def recycle(self, buffer) -> None:
+        """Takes back a buffer :meth:`get` gave, once nothing reads it any more (the fast path,
+        whose batches are copies, calls it when it drops a shard); ignored for cache mappings."""
+        base = buffer.obj if isinstance(buffer, memoryview) else None
+        if self._recyclable and isinstance(base, bytearray):
+            with self._lock:
+                if len(self._free) <= self.depth + 2:
+                    self._free.append(base)
+
+    def _memory(self, size: int):
+        """A buffer of exactly ``size`` bytes (a view of a recycled one when one is big enough)."""
+        if not self._recyclable:
+            return None
+        with self._lock:
+            fits = [b for b in self._free if len(b) >= size]
+            if fits:
+                best = min(fits, key=len)
+                self._free.remove(best)
+                return memoryview(best)[:size]
+        return memoryview(bytearray(size))[:size]
 
     def schedule(self, shards: Sequence[ShardEntry]) -> None:
         """Starts fetching these shards (the next to be read first), at most ``depth + 1`` pending."""
@@ -169,7 +194,9 @@ class ShardFetcher:
                     return
                 time.sleep(_LOCK_RETRY_S)
             parts = byte_ranges(shard.bytes, self._range_size, self._range_threshold)
-            download = _Download(shard, len(parts), result, self._cache.open_part(shard), lock)
+            part_file = self._cache.open_part(shard)
+            download = _Download(shard, len(parts), result, part_file, lock,
+                                 None if part_file is not None else self._memory(shard.bytes))
             lock = None  # the download releases it when it ends
             with self._lock:
                 self._unfinished.add(download)
@@ -226,7 +253,8 @@ class ShardFetcher:
             else:
                 self._cache.check_download(download.shard, download.buffer)
                 download.result.set_result(download.buffer)
-                self._write_later(download.shard, download.buffer)
+                if not self._recyclable:  # nothing to write without a cache
+                    self._write_later(download.shard, download.buffer)
         except BaseException as e:  # noqa: BLE001
             download.result.set_exception(e)
 

@@ -114,6 +114,32 @@ class MixedOrder:
                     out[k] = (int(source), order.shards[s], int(r))
         return out  # type: ignore[return-value]
 
+    def locate(self, positions: np.ndarray) -> Tuple[List[Tuple[int, ShardEntry]], np.ndarray, np.ndarray]:
+        """The same as :meth:`entries` as arrays: the distinct ``(source, shard)`` the positions read,
+        then for each position the index of its shard in that list and its row (no object per position)."""
+        positions = np.asarray(positions, dtype=np.int64)
+        if positions.size and (positions.min() < 0 or positions.max() >= self.size):
+            raise IndexError(f"positions outside the epoch's 0..{self.size - 1}")
+        if self._mixed is None:
+            sources, indices = np.zeros(len(positions), dtype=np.int64), positions
+        else:
+            sources, indices = self._mixed[0][positions], self._mixed[1][positions]
+        keys: List[Tuple[int, ShardEntry]] = []
+        groups = np.empty(len(positions), dtype=np.int64)
+        rows = np.empty(len(positions), dtype=np.int64)
+        for source in np.unique(sources):
+            at = np.flatnonzero(sources == source)
+            epochs, offsets = np.divmod(self.epoch * self.counts[source] + indices[at], self.sources[source].size)
+            for epoch in np.unique(epochs):
+                part = at[epochs == epoch]
+                order = self._order(int(source), int(epoch))
+                shard, row = order.locate(offsets[epochs == epoch])
+                used, inverse = np.unique(shard, return_inverse=True)
+                groups[part] = len(keys) + inverse
+                rows[part] = row
+                keys += [(int(source), order.shards[s]) for s in used.tolist()]
+        return keys, groups, rows
+
     def _order(self, source: int, epoch: int) -> EpochOrder:
         order = self._orders.get((source, epoch))
         if order is None:

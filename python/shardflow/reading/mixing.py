@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any, List, Mapping, Optional, Sequence
 
+from shardflow.reading.batchiter import BatchIterator, read_batches
 from shardflow.reading.mix import Weight, apportion
 from shardflow.reading.options import DEFAULT_SHUFFLE_BLOCK
 from shardflow.reading.reader import SampleIterator, read_samples
@@ -47,3 +48,11 @@ class Mix:
         :meth:`shardflow.Dataset.samples` (same options; the state names every dataset)."""
         return read_samples(self, seed=seed, epoch=epoch, shuffle_shards=shuffle_shards, shuffle_block=shuffle_block,
                             rank=rank, world_size=world_size, drop_last=drop_last, resume=resume, **options)
+
+    def batches(self, batch_size: int, *, seed: int = 0, epoch: int = 0, shuffle_shards: bool = True,
+                shuffle_block: int = DEFAULT_SHUFFLE_BLOCK, rank: int = 0, world_size: int = 1,
+                drop_last: bool = False, resume: Optional[Mapping[str, Any]] = None, **options) -> BatchIterator:
+        """The fast path over the mix: :meth:`shardflow.Dataset.batches` (the datasets must have the same tensors)."""
+        return read_batches(self, batch_size, seed=seed, epoch=epoch, shuffle_shards=shuffle_shards,
+                            shuffle_block=shuffle_block, rank=rank, world_size=world_size, drop_last=drop_last,
+                            resume=resume, **options)

@@ -14,7 +14,10 @@ import time
 from dataclasses import replace
 from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple
 
+from shardflow.format.gather import Allocate, allocate_numpy
+from shardflow.reading.batch import Batch
 from shardflow.reading.batches import RowReader, reader_batches
+from shardflow.reading.fastpath import DEFAULT_THREADS, ShardPool, common_spec, fast_batches
 from shardflow.reading.options import StreamOptions
 from shardflow.reading.plan import EpochPlan, as_mix, check_pins, resume_epoch, start_epoch
 from shardflow.reading.resume import ReadState
@@ -95,6 +98,15 @@ class EpochReader:
         share = plan.share(rank, world_size)
         return reader_batches(plan.order, share, batch_size, worker, num_workers,
                               RowReader(plan.datasets, self.options))
+
+    def fast_batches(self, plan: EpochPlan, rank: int, world_size: int, batch_size: int, worker: int = 0,
+                     num_workers: int = 0, threads: int = DEFAULT_THREADS,
+                     allocate: Allocate = allocate_numpy) -> Iterator[Tuple[int, Batch]]:
+        """``(j, batch)`` of the same batches as :meth:`batches`, each as contiguous arrays (the fast path)."""
+        share = plan.share(rank, world_size)
+        pool = ShardPool(plan.datasets, self.options)
+        return fast_batches(plan.order, share, batch_size, worker, num_workers, pool, common_spec(plan.datasets),
+                            threads, self.options.attributes, allocate)
 
     def delivered(self, units: int) -> None:
         """Records how many units (batches, or samples) of the epoch this rank has delivered so far."""

@@ -15,6 +15,8 @@ import torch
 from torch.utils.data import IterableDataset, get_worker_info
 
 from shardflow.integrations.torch.convert import convert_sample, tensors_to_convert
+from shardflow.integrations.torch.fastbatch import batch_to_torch, fast_path_fits
+from shardflow.reading.fastpath import DEFAULT_THREADS, common_spec
 from shardflow.reading.fetch import DEFAULT_PREFETCH, DEFAULT_RANGE_SIZE, DEFAULT_RANGE_THRESHOLD
 from shardflow.reading.options import DEFAULT_SHUFFLE_BLOCK, StreamOptions
 from shardflow.reading.plan import EpochPlan, as_mix
@@ -71,21 +73,26 @@ class ShardflowIterableDataset(IterableDataset):
                  world_size: Optional[int] = None, follow: bool = False, new_only: bool = False,
                  poll_interval: float = 5.0, follow_timeout: Optional[float] = None, attributes: bool = False,
                  prefetch: int = DEFAULT_PREFETCH, range_size: int = DEFAULT_RANGE_SIZE,
-                 range_threshold: int = DEFAULT_RANGE_THRESHOLD, decode_images: bool = True):
+                 range_threshold: int = DEFAULT_RANGE_THRESHOLD, decode_images: bool = True, fast_path: bool = True,
+                 threads: int = DEFAULT_THREADS):
         super().__init__()
         self.dataset = dataset
         self.decode_images = decode_images
+        self.threads = threads
         opts = StreamOptions(seed=seed, shuffle_shards=shuffle_shards, shuffle_block=shuffle_block,
                              drop_last=drop_last, follow=follow, new_only=new_only, poll_interval=poll_interval,
                              follow_timeout=follow_timeout, attributes=attributes, prefetch=prefetch,
                              range_size=range_size, range_threshold=range_threshold)
         self.reader = EpochReader(dataset, opts)
-        self.spec = _common_spec(as_mix(dataset).datasets)
+        self.spec = common_spec(as_mix(dataset).datasets)
+        # whole batches straight from the shards' columns (fixed-shape specs, without attributes)
+        self.fast_path = fast_path and fast_path_fits(self.spec) and not attributes
         if rank is not None or world_size is not None:
             rank_and_world_size(rank, world_size)  # fail early on a bad pair
         self._rank, self._world_size = rank, world_size
         self.batch_size: Optional[int] = None  # set by ShardflowDataLoader: then whole batches are yielded
         self._plan: Optional[EpochPlan] = None  # the epoch the loader began, for its workers
+        self._shared_plan = None  # persistent workers: the loader's epoch, in shared memory
 
     @property
     def epoch(self) -> int:
@@ -109,6 +116,8 @@ class ShardflowIterableDataset(IterableDataset):
     def __iter__(self) -> Iterator[Any]:
         info = get_worker_info()
         plan, counting = self._plan, False
+        if info is not None and self._shared_plan is not None:  # a persistent worker: this epoch's plan
+            plan = self._shared_plan.plan(self.reader)
         if plan is None:
             # Not begun by ShardflowDataLoader: the main process begins (and counts) by itself; a worker
             # of a plain DataLoader reads the pinned snapshot (never re-pins: its siblings must agree).
@@ -121,6 +130,13 @@ class ShardflowIterableDataset(IterableDataset):
 
     def _iterate(self, plan: EpochPlan, worker: int, workers: int, counting: bool) -> Iterator[Any]:
         rank, world_size = self.rank_and_world_size()
+        if self.batch_size is not None and self.fast_path:
+            for _, batch in self.reader.fast_batches(plan, rank, world_size, self.batch_size, worker, workers,
+                                                     self.threads):
+                if counting:
+                    self.reader.delivered(batch.index + 1)
+                yield batch_to_torch(batch, self.spec)
+            return
         converted = tensors_to_convert(self.spec, self.decode_images)
         size = self.batch_size or _SAMPLE_CHUNK
         delivered = 0
@@ -154,13 +170,3 @@ class ShardflowIterableDataset(IterableDataset):
         """Resume point for the next iteration (call it before ``iter(loader)``): its epoch, its
         snapshots, and how much of the epoch was consumed. Any world size and worker count."""
         self.reader.load_state_dict(state, allow_snapshot_change)
-
-
-def _common_spec(datasets):
-    """The spec batches follow: a mix's datasets must agree on tensor names, dtypes and shapes."""
-    first = datasets[0].spec
-    for d in datasets[1:]:
-        if [(t.name, t.dtype, t.shape) for t in d.spec.tensors] != [(t.name, t.dtype, t.shape) for t in first.tensors]:
-            raise ValueError(f"{d.name}/{d.version} has other tensors than {first.name}/{first.version}: batches of "
-                             f"their mix would not stack (read them with Dataset.samples or a collate_fn of your own)")
-    return first

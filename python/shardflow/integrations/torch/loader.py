@@ -10,6 +10,7 @@ from torch.utils.data import DataLoader
 from shardflow.integrations.torch.collate import ragged_collate
 from shardflow.integrations.torch.datasets import ShardflowIterableDataset
 from shardflow.integrations.torch.packed import PackedBatch, pack_samples
+from shardflow.integrations.torch.sharedplan import SharedPlan
 
 
 class _RaggedCollate:
@@ -18,6 +19,12 @@ class _RaggedCollate:
 
     def __call__(self, samples):
         return ragged_collate(samples, self.ragged)
+
+
+def _fast_or_pack(batch):
+    """A fast-path batch (already a dict of tensors, or a PackedBatch from a worker) as it is; a
+    list of samples packed (:func:`~shardflow.integrations.torch.packed.pack_samples`)."""
+    return batch if isinstance(batch, (dict, PackedBatch)) else pack_samples(batch)
 
 
 class ShardflowDataLoader(DataLoader):
@@ -36,7 +43,9 @@ class ShardflowDataLoader(DataLoader):
     :mod:`shardflow.integrations.torch.packed`), or, when the spec has string, bytes, image or
     free-shape tensors, :func:`~shardflow.integrations.torch.collate.ragged_collate` with
     ``ragged`` = ``"pad"`` (zero-padded, true shapes under ``<name>_shape``) or ``"list"``.
-    ``persistent_workers`` is refused: workers that outlive an epoch would not see ``set_epoch``.
+    With ``persistent_workers=True`` the workers outlive each epoch; the epoch the loader begins
+    (after ``set_epoch`` or ``load_state_dict``) reaches them through a small shared-memory block
+    holding its resume state, from which each worker rebuilds the plan (O(1), no listing).
     """
 
     def __init__(self, dataset: ShardflowIterableDataset, batch_size: int = 1, *,
@@ -44,8 +53,7 @@ class ShardflowDataLoader(DataLoader):
         if not isinstance(dataset, ShardflowIterableDataset):
             raise TypeError(f"ShardflowDataLoader reads a ShardflowIterableDataset, not {type(dataset).__name__}")
         if kwargs.get("persistent_workers"):
-            raise ValueError("persistent_workers=True is not supported: workers kept across epochs would not see "
-                             "set_epoch() or load_state_dict()")
+            dataset._shared_plan = SharedPlan()
         for name in ("sampler", "batch_sampler", "shuffle", "drop_last"):
             if kwargs.get(name):
                 raise ValueError(f"{name} does not apply: order, split and drop_last are the dataset's "
@@ -57,7 +65,7 @@ class ShardflowDataLoader(DataLoader):
         if collate_fn is None:
             variable = any(t.variable for t in dataset.spec.tensors)
             # pack_samples: collate_samples' batch, in a worker one shared block instead of one per tensor
-            collate_fn = _RaggedCollate(ragged) if variable else pack_samples
+            collate_fn = _RaggedCollate(ragged) if variable else _fast_or_pack
         dataset.batch_size = batch_size
         self.shardflow_batch_size = batch_size
         # The dataset yields whole batches: the DataLoader only collates each one (batch_size=None).
@@ -67,6 +75,8 @@ class ShardflowDataLoader(DataLoader):
         dataset: ShardflowIterableDataset = self.dataset
         dataset.batch_size = self.shardflow_batch_size
         dataset._plan = dataset.begin()  # pinned here, once; the workers take a copy as they start
+        if dataset._shared_plan is not None:  # persistent workers read it at each epoch's start
+            dataset._shared_plan.write(dataset._plan.state_at(dataset._plan.state.consumed))
         try:
             iterator = super().__iter__()
         finally:

@@ -53,6 +53,12 @@ public final class ReaderFigure implements Figure {
                 number(output, "reader_cold_mb_s"), "MB/s", raw, "raw parallel GET", GOAL_COLD, 0.8, null));
         context.recorder().add(Measurement.againstBaseline("P3", "DataLoader, 2 workers, vs raw parallel GET", context.s3(),
                 number(output, "dataloader_2_workers_mb_s"), "MB/s", raw, "raw parallel GET", GOAL_LOADER, 0.6, null));
+        if (Files.isRegularFile(checkout.resolve(FastPathFigures.SCRIPT))) {
+            String python = FastPathFigures.python(python());
+            List<String> args = FastPathFigures.arguments(python, context.endpoints().s3Endpoint(), context.endpoints().bucket(),
+                    benchCase.dataset(), BenchCase.VERSION);
+            FastPathFigures.record(context, runScript(context, checkout, benchCase, args, "bench_fast.log"));
+        }
     }
 
     /**
@@ -70,8 +76,15 @@ public final class ReaderFigure implements Figure {
 
     @SuppressWarnings("unchecked")
     private static Map<String, Object> runScript(BenchContext context, Path checkout, BenchCase benchCase) throws Exception {
-        ProcessBuilder builder = new ProcessBuilder(python(), "-m", "shardflow.tools.bench_read", "--endpoint", context.endpoints().s3Endpoint(),
-                "--bucket", context.endpoints().bucket(), "--dataset", benchCase.dataset(), "--version", BenchCase.VERSION, "--json");
+        return runScript(context, checkout, benchCase, List.of(python(), "-m", "shardflow.tools.bench_read", "--endpoint",
+                context.endpoints().s3Endpoint(), "--bucket", context.endpoints().bucket(), "--dataset", benchCase.dataset(),
+                "--version", BenchCase.VERSION, "--json"), "bench_read.log");
+    }
+
+    @SuppressWarnings("unchecked")
+    private static Map<String, Object> runScript(BenchContext context, Path checkout, BenchCase benchCase, List<String> command,
+                                                 String log) throws Exception {
+        ProcessBuilder builder = new ProcessBuilder(command);
         builder.directory(checkout.toFile());
         Map<String, String> env = builder.environment();
         env.put("PYTHONPATH", checkout.resolve("python").toString());
@@ -80,13 +93,13 @@ public final class ReaderFigure implements Figure {
         env.put("SHARDFLOW_S3_SECRET_KEY", context.endpoints().s3SecretKey());
         env.put("AWS_ACCESS_KEY_ID", context.endpoints().s3AccessKey());
         env.put("AWS_SECRET_ACCESS_KEY", context.endpoints().s3SecretKey());
-        Path errors = context.caseDir(benchCase).resolve("bench_read.log");
+        Path errors = context.caseDir(benchCase).resolve(log);
         Files.createDirectories(errors.getParent());
         builder.redirectError(errors.toFile());
         Process process = builder.start();
         byte[] stdout = process.getInputStream().readAllBytes();
         if (!process.waitFor(15, TimeUnit.MINUTES) || process.exitValue() != 0) {
-            throw new IllegalStateException("python3 -m shardflow.tools.bench_read failed; see " + errors);
+            throw new IllegalStateException(String.join(" ", command.subList(1, command.size())) + " failed; see " + errors);
         }
         return new ObjectMapper().readValue(new String(stdout, StandardCharsets.UTF_8), Map.class);
     }
