@@ -11,6 +11,8 @@
 #   images       the container images, each smoke-tested as its own user (background)
 #   k8s          the Kubernetes manifests rendered and validated offline
 #   python       the Python tests
+#   frameworks-env  a second venv with TensorFlow, JAX and Hugging Face datasets (PyPI; background)
+#   frameworks   the adapters' tests in that venv (resume through tf.train.Checkpoint, JAX, HF)
 #   docs         the documentation site built strictly (broken links and anchors fail it)
 #   monitoring   alert rules (promtool check and unit tests), the dashboard, and both live against a
 #                real Prometheus scraping a local pipeline
@@ -94,6 +96,8 @@ stage_dists() { # a copy the images are built from, so the java stage may repack
 java_unit() { mvn -B -ntp test -pl '!integration-tests'; }
 java_it() { mvn -B -ntp test -pl integration-tests; }  # without an engine the container variants report skipped
 python_tests() { "$(tail -n 1 "$STAGE_LOGS/python-env.path")" -m pytest -q python/tests; }
+frameworks_env() { bash scripts/setup-frameworks.sh >"$STAGE_LOGS/frameworks-env.path" && tail -n 1 "$STAGE_LOGS/frameworks-env.path"; }
+frameworks_tests() { PYTHONPATH=python "$(tail -n 1 "$STAGE_LOGS/frameworks-env.path")" -m pytest -q python/tests_frameworks; }
 
 stage tools -- bash scripts/fetch-tools.sh --no-minio
 stage_bg minio --needs tools -- bash scripts/fetch-tools.sh
@@ -101,6 +105,7 @@ stage_bg python-env -- python_env
 stage_bg engine -- engine
 stage build --needs tools -- mvn -B -ntp -q -DskipTests install
 stage_wait engine minio python-env
+stage_bg frameworks-env --needs python-env -- frameworks_env
 export SHARDFLOW_PYTHON
 SHARDFLOW_PYTHON=$(tail -n 1 "$STAGE_LOGS/python-env.path" 2>/dev/null || true)
 if stage_ok build; then stage_dists; fi
@@ -111,6 +116,8 @@ stage docs -- bash scripts/docs-build.sh
 stage python --needs python-env -- python_tests
 stage monitoring --needs build -- bash scripts/monitoring-validate.sh
 stage docs-run --needs "build python-env" -- bash scripts/docs-run.sh
+stage_wait frameworks-env
+stage frameworks --needs frameworks-env -- frameworks_tests
 stage_wait images
 stage_bg java-it --needs "build minio python-env" -- java_it
 stage_wait java-unit
