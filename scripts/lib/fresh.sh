@@ -8,7 +8,10 @@ fresh_caches() {
   FRESH_ID=$(basename "$FRESH_DIR" | tr -cd 'a-zA-Z0-9' | tr 'A-Z' 'a-z')
   export SHARDFLOW_TOOLS=$FRESH_DIR/tools SHARDFLOW_IMAGE_CACHE=$FRESH_DIR/images \
     SHARDFLOW_VENV=$FRESH_DIR/venv SHARDFLOW_LOGS=$FRESH_DIR/logs SHARDFLOW_K8S_TOOLS=$FRESH_DIR/k8s-tools \
-    SHARDFLOW_CACHE_DIR=$FRESH_DIR/shards
+    SHARDFLOW_CACHE_DIR=$FRESH_DIR/shards SHARDFLOW_FRAMEWORKS_VENV=$FRESH_DIR/venv-frameworks \
+    SHARDFLOW_BENCH_VENV=$FRESH_DIR/venv-bench SHARDFLOW_DOCS_VENV=$FRESH_DIR/docs-venv
+  # pip downloads every wheel again rather than taking one an earlier run cached.
+  export PIP_CACHE_DIR=$FRESH_DIR/pip
   # Maven: the scripts pass MAVEN_REPO_LOCAL on; MAVEN_OPTS reaches every other mvn, the tests' included.
   export MAVEN_REPO_LOCAL=$FRESH_DIR/m2
   export MAVEN_OPTS="${MAVEN_OPTS:-} -Dmaven.repo.local=$FRESH_DIR/m2"
