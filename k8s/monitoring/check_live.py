@@ -86,16 +86,24 @@ def main(argv):
         if rule.get("health") != "ok":
             problems.append(f"rule {rule['name']}: {rule.get('health')} {rule.get('lastError', '')}")
 
-    for path in kit.DASHBOARDS:
-        for where, expr in kit.dashboard_queries(kit.load_dashboard(path)):
-            query = kit.substitute(expr)
-            try:
-                result = api(base, "query", query=query)["result"]
-            except ValueError as error:
-                problems.append(f"{path.name}: {where}: Prometheus refused it: {error}")
-                continue
-            if not result:
-                problems.append(f"{path.name}: {where}: no data for {query}")
+    # Every panel must show data; on a loaded machine some series (per-partition lag, rates over a
+    # fresh counter) take a while to appear, so wait for them like for the series above.
+    refused = []
+
+    def queries_without_data():
+        empty = set()
+        for path in kit.DASHBOARDS:
+            for where, expr in kit.dashboard_queries(kit.load_dashboard(path)):
+                query = kit.substitute(expr)
+                try:
+                    if not api(base, "query", query=query)["result"]:
+                        empty.add(f"{path.name}: {where}: no data for {query}")
+                except ValueError as error:
+                    refused.append(f"{path.name}: {where}: Prometheus refused it: {error}")
+        return empty
+
+    problems.extend(sorted(wait_for("dashboard data", queries_without_data, args.timeout)))
+    problems.extend(sorted(set(refused)))
 
     expected = set()
     for item in args.expect_pending:
