@@ -4,9 +4,12 @@
 
 Per sample size (64 KiB and 12 KiB of tensor bytes, incompressible): raw confluent-kafka producing
 the very records the SDK produces (framed Avro, the SDK's producer settings: idempotent, acks=all,
-lz4, linger 10 ms) as fast as it takes them, then flush; and the SDK's queued-and-delivered rate:
-``send`` (each sample durable on disk before it returns) or ``send_many`` (64 per disk sync), from
-the first send until the broker acknowledged the last. ``bin/shardflow bench --only edge`` runs it
+lz4, linger 10 ms) as fast as it takes them, then flush; and the SDK's queued-and-delivered rate,
+from the first send until the broker acknowledged the last, one thread sending, per way of sending
+(``MODES``): ``send`` with durability "fsync" (each sample synced before it returns), ``send``
+with durability "process" (written to the OS; synced in the background within ``fsync_interval``),
+``send_async`` with durability "fsync" (futures resolved by shared syncs; all awaited at the end)
+and ``send_many`` (64 per sync). ``bin/shardflow bench --only edge`` runs it
 on a fresh local stack and records the ratios; the queue alone against SQLite and persist-queue is
 ``python -m shardflow.edge.bench_queue``.
 """
@@ -16,6 +19,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import shutil
 import sys
 import tempfile
@@ -41,13 +45,19 @@ def _tensors(shape, dtype, n, seed=1):
     return [rng.random(shape, dtype=np.float32) for _ in range(n)]
 
 
-def raw_rate(bootstrap: str, records: List, max_message_bytes: int) -> float:
+def _cpu_seconds() -> float:
+    """CPU time of this process so far, every thread (librdkafka's included), user and system."""
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
+def raw_rate(bootstrap: str, records: List, max_message_bytes: int) -> Dict[str, float]:
     from confluent_kafka import Producer
     settings = kafka_settings(bootstrap, max_message_bytes)
     producer = Producer(settings)
     producer.produce(TOPIC, value=records[0][1], key=records[0][0])  # connect and get a producer id first
     producer.flush(60)
-    started = time.perf_counter()
+    started, cpu = time.perf_counter(), _cpu_seconds()
     for key, value in records:
         while True:
             try:
@@ -58,31 +68,44 @@ def raw_rate(bootstrap: str, records: List, max_message_bytes: int) -> float:
         producer.poll(0)
     if producer.flush(120) != 0:
         raise RuntimeError("raw producer could not deliver")
-    return len(records) / (time.perf_counter() - started)
+    elapsed = time.perf_counter() - started
+    return {"samples_per_s": len(records) / elapsed, "cpu_us_per_sample": (_cpu_seconds() - cpu) * 1e6 / len(records)}
 
 
-def sdk_rate(args, tensor_text: str, arrays: List[np.ndarray], batch: int, tag: str) -> Dict[str, float]:
+#: way of sending -> (durability, how): "one" send per sample, "async" send_async, "many" send_many(64)
+MODES = {"send_fsync": ("fsync", "one"), "send_process": ("process", "one"), "send_async_fsync": ("fsync", "async"),
+         "send_many_fsync": ("fsync", "many")}
+
+
+def sdk_rate(args, tensor_text: str, arrays: List[np.ndarray], mode: str, tag: str) -> Dict[str, float]:
     queue_dir = tempfile.mkdtemp(prefix="edge-bench-", dir=args.dir)
     name = tensor_text.split(":")[0]
+    durability, how = MODES[mode]
     try:
         producer = EdgeProducer(args.dataset, "v1", bootstrap=args.bootstrap, registry=args.registry, queue_dir=queue_dir,
                                 device_id="bench", tensors=[tensor_text], max_message_bytes=args.max_message_bytes,
-                                queue=QueueSettings(max_bytes=4 << 30))
+                                queue=QueueSettings(max_bytes=4 << 30, durability=durability,
+                                                    fsync_interval=args.fsync_interval if durability == "process" else None))
         producer.send({name: arrays[0]}, sample_id=f"{tag}-warm")
         producer.flush(60)
-        started = time.perf_counter()
-        if batch == 1:
+        started, cpu = time.perf_counter(), _cpu_seconds()
+        if how == "one":
             for i, a in enumerate(arrays):
                 producer.send({name: a}, sample_id=f"{tag}-{i}")
+        elif how == "async":
+            futures = [producer.send_async({name: a}, sample_id=f"{tag}-{i}") for i, a in enumerate(arrays)]
+            for f in futures:
+                f.result()
         else:
-            for i in range(0, len(arrays), batch):
-                producer.send_many([dict(tensors={name: a}, sample_id=f"{tag}-{i + j}") for j, a in enumerate(arrays[i:i + batch])])
+            for i in range(0, len(arrays), 64):
+                producer.send_many([dict(tensors={name: a}, sample_id=f"{tag}-{i + j}") for j, a in enumerate(arrays[i:i + 64])])
         queued = time.perf_counter() - started
         if producer.flush(300) != 0:
             raise RuntimeError("the SDK could not deliver its queue")
-        total = time.perf_counter() - started
+        total, used = time.perf_counter() - started, _cpu_seconds() - cpu
         producer.close()
-        return {"samples_per_s": len(arrays) / total, "queued_per_s": len(arrays) / queued}
+        return {"samples_per_s": len(arrays) / total, "queued_per_s": len(arrays) / queued,
+                "cpu_us_per_sample": used * 1e6 / len(arrays)}
     finally:
         shutil.rmtree(queue_dir, ignore_errors=True)
 
@@ -95,13 +118,17 @@ def main(argv=None) -> int:
     p.add_argument("--samples", type=int, default=3000, help="samples per measurement (default 3000)")
     p.add_argument("--max-message-bytes", type=int, default=(1 << 20) + (64 << 10))
     p.add_argument("--dir", default=None, help="where the queues go (default: the temporary folder)")
+    p.add_argument("--fsync-interval", type=float, default=None, help="durability 'process': seconds (default: the SDK's)")
+    p.add_argument("--sizes", default=",".join(SHAPES), help=f"sample sizes (default all: {','.join(SHAPES)})")
+    p.add_argument("--modes", default=",".join(MODES), help=f"ways of sending to measure (default all: {','.join(MODES)})")
     p.add_argument("--json", action="store_true")
     args = p.parse_args(argv)
     if not args.bootstrap or not args.registry:
         p.error("--bootstrap and --registry (or SHARDFLOW_BOOTSTRAP_SERVERS / SHARDFLOW_REGISTRY_URL) are needed")
     content_id = RegistryClient(args.registry, TOPIC).content_id()
     rows = []
-    for label, (text, shape, dtype) in SHAPES.items():
+    for label in args.sizes.split(","):
+        text, shape, dtype = SHAPES[label]
         arrays = _tensors(shape, dtype, args.samples)
         records = []
         spec = load_spec(None, args.dataset, "v1", None, [text]).spec
@@ -109,26 +136,36 @@ def main(argv=None) -> int:
             body = wire.encode_sample(args.dataset, "v1", f"raw-{label}-{i}", "bench", 0,
                                       pack_tensors(spec, {text.split(':')[0]: a}, False, Limits()), {})
             records.append((f"raw-{label}-{i}".encode(), wire.frame_value(content_id, body)))
-        raw = raw_rate(args.bootstrap, records, args.max_message_bytes)
-        one = sdk_rate(args, text, arrays, 1, f"one-{label}")
-        many = sdk_rate(args, text, arrays, 64, f"many-{label}")
+        # raw before and after the SDK's runs: the baseline is their mean, and their spread shows
+        # how much the machine's load moved meanwhile
+        raw_before = raw_rate(args.bootstrap, records, args.max_message_bytes)
+        measured = {mode: sdk_rate(args, text, arrays, mode, f"{mode}-{label}") for mode in args.modes.split(",")}
+        raw_after = raw_rate(args.bootstrap, records, args.max_message_bytes)
+        raw = (raw_before["samples_per_s"] + raw_after["samples_per_s"]) / 2
         row = {"size": label, "tensor_bytes": int(np.prod(shape)) * np.dtype(dtype).itemsize, "raw_samples_per_s": raw,
-               "send_samples_per_s": one["samples_per_s"], "send_queued_per_s": one["queued_per_s"],
-               "send_many_samples_per_s": many["samples_per_s"], "send_ratio": one["samples_per_s"] / raw,
-               "send_many_ratio": many["samples_per_s"] / raw}
+               "raw_before_samples_per_s": raw_before["samples_per_s"], "raw_after_samples_per_s": raw_after["samples_per_s"],
+               "raw_cpu_us_per_sample": (raw_before["cpu_us_per_sample"] + raw_after["cpu_us_per_sample"]) / 2}
+        for mode, m in measured.items():
+            row[f"{mode}_samples_per_s"] = m["samples_per_s"]
+            row[f"{mode}_queued_per_s"] = m["queued_per_s"]
+            row[f"{mode}_cpu_us_per_sample"] = m["cpu_us_per_sample"]
+            row[f"{mode}_ratio"] = m["samples_per_s"] / raw
         rows.append(row)
         print(json.dumps(row), file=sys.stderr)
-    result = {"samples": args.samples, "rows": rows}
+    result = {"samples": args.samples, "fsync_interval_process": QueueSettings(durability="process",
+              fsync_interval=args.fsync_interval).checked().fsync_interval, "rows": rows}
     print(json.dumps(result, indent=2) if args.json else _table(rows))
     return 0
 
 
 def _table(rows) -> str:
-    lines = ["| sample | raw confluent-kafka samples/s | send() queued+delivered samples/s | ratio | send_many(64) samples/s | ratio |",
+    lines = ["| sample | way of sending | queued+delivered samples/s | raw confluent-kafka samples/s | ratio | CPU µs/sample (raw) |",
              "|---|---|---|---|---|---|"]
     for r in rows:
-        lines.append(f"| {r['size']} | {r['raw_samples_per_s']:.0f} | {r['send_samples_per_s']:.0f} | {r['send_ratio']:.2f} | "
-                     f"{r['send_many_samples_per_s']:.0f} | {r['send_many_ratio']:.2f} |")
+        for mode in MODES:
+            if f"{mode}_ratio" in r:
+                lines.append(f"| {r['size']} | {mode} | {r[f'{mode}_samples_per_s']:.0f} | {r['raw_samples_per_s']:.0f} | "
+                             f"{r[f'{mode}_ratio']:.2f} | {r[f'{mode}_cpu_us_per_sample']:.0f} ({r['raw_cpu_us_per_sample']:.0f}) |")
     return "\n".join(lines)
 
 

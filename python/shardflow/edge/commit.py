@@ -61,11 +61,13 @@ class GroupCommit:
 
     def _written(self, last_seq: int, future: Optional[Future]) -> None:
         """Entries up to ``last_seq`` were just written; ``future`` (if any) waits for their sync."""
-        if self._unsynced_since is None:
+        first_unsynced = self._unsynced_since is None
+        if first_unsynced:
             self._unsynced_since = time.monotonic()
         if future is not None:
             self._waiters.append((last_seq, future))
-        self._cond.notify_all()  # the syncer re-evaluates when its next sync is due
+        if future is not None or (first_unsynced and self.durability == "process"):
+            self._cond.notify_all()  # the syncer has something new to schedule; else it already has
 
     def _raise_sync_failure(self) -> None:
         failure, self._sync_failure = self._sync_failure, None

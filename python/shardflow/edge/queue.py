@@ -19,7 +19,7 @@ import threading
 import time
 from concurrent.futures import Future
 from dataclasses import dataclass
-from typing import Callable, List, Optional, Sequence, Tuple
+from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 from shardflow.edge import segment as seg
 from shardflow.edge.bound import BoundPolicies
@@ -107,6 +107,7 @@ class DurableQueue(BoundPolicies, GroupCommit):
         # Done segment files kept for reuse: overwriting allocated blocks syncs faster than growing a
         # file (no size or extent change to journal), as a database's recycled log files do.
         self._spares: List[str] = sorted(os.path.join(directory, n) for n in os.listdir(directory) if n.startswith("spare-"))
+        self._spare_sizes: Dict[str, int] = {}
         self._cond = threading.Condition()
         self._acked_above: set = set()
         self.dropped = 0
@@ -191,6 +192,7 @@ class DurableQueue(BoundPolicies, GroupCommit):
             raise self._sync_failed(e) from e
         self._mark_durable(upto, active.size)
         spare = self._spares.pop() if self._spares else None
+        self._spare_sizes.pop(spare, None)
         created = create_segment(self.directory, self._next_seq, reuse=spare)  # on failure the old one stays active
         os.close(self._fd)
         self._segments.append(created)
@@ -201,10 +203,16 @@ class DurableQueue(BoundPolicies, GroupCommit):
 
     def ack(self, seq: int) -> None:
         """The broker acknowledged ``seq``; the done cursor moves over every contiguous acknowledged seq."""
+        self.ack_many((seq,))
+
+    def ack_many(self, seqs) -> None:
+        """``ack`` for several seqs at once: one lock and one cursor write for all of them."""
         with self._cond:
-            if seq > self._cursor.done and not self._closed:
-                self._acked_above.add(seq)
-                self._move_done()
+            if self._closed:
+                return
+            done = self._cursor.done
+            self._acked_above.update(s for s in seqs if s > done)
+            self._move_done()
 
     def skip_corrupt(self, from_seq: int, to_seq: int) -> None:
         """The reader found entries it cannot read (a bad CRC in a synced segment): counted as lost."""
@@ -249,10 +257,17 @@ class DurableQueue(BoundPolicies, GroupCommit):
             return [SegmentInfo(s.first_seq, s.path, s.size, s.end_seq) for s in self._segments]
 
     def wait_durable_after(self, seq: int, timeout: float) -> int:
-        """Waits until an entry after ``seq`` is durable (or the timeout); returns the durable seq."""
+        """Waits until an entry after ``seq`` is durable (or the timeout); returns the durable seq.
+        Entries only written (``process`` mode) are synced now rather than at ``fsync_interval``:
+        a sender with nothing to send is online and waiting, so delivery does not wait for the
+        interval (it stays the longest any written entry waits for its sync)."""
         with self._cond:
             if self._durable <= seq and not self._closed:
-                self._cond.wait(timeout)
+                if self._next_seq - 1 > self._durable and not (self._sync_wanted or self._syncing):
+                    self._sync_wanted = True
+                    self._cond.notify_all()
+                if timeout > 0:
+                    self._cond.wait(timeout)
             return self._durable
 
     def pending(self) -> int:

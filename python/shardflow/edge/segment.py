@@ -110,6 +110,26 @@ def read_frame(f: BinaryIO, offset: int, expected_seq: Optional[int]) -> Optiona
     return Frame(seq, time_ms, payload, offset)
 
 
+def frame_length(buf: bytes) -> int:
+    """The payload length a frame header at the start of ``buf`` claims."""
+    return _FRAME.unpack_from(buf)[0]
+
+
+def parse_frame(buf: bytes, at: int, offset: int, expected_seq: int) -> Optional[Frame]:
+    """The frame at ``buf[at:]`` (``offset`` in its segment), or None if ``buf`` does not hold a
+    whole valid frame there: read_frame on bytes already read."""
+    if len(buf) - at < FRAME_HEADER_BYTES:
+        return None
+    length, crc, seq, time_ms = _FRAME.unpack_from(buf, at)
+    end = at + FRAME_HEADER_BYTES + length
+    if seq != expected_seq or length > MAX_PAYLOAD_BYTES or end > len(buf):
+        return None
+    view = memoryview(buf)
+    if zlib.crc32(view[at + FRAME_HEADER_BYTES:end], zlib.crc32(view[at + 8:at + FRAME_HEADER_BYTES])) != crc:
+        return None
+    return Frame(seq, time_ms, bytes(view[at + FRAME_HEADER_BYTES:end]), offset)
+
+
 def scan(f: BinaryIO, first_seq: int) -> Iterator[Frame]:
     """Every valid frame from the start of the segment (after its header), in order."""
     offset = HEADER_BYTES

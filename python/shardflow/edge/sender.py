@@ -15,7 +15,7 @@ import logging
 import os
 import threading
 import time
-from typing import Callable, Dict, Optional
+from typing import Callable, Dict, List, Optional
 
 from shardflow.edge import wire
 from shardflow.edge.errors import RegistryModeMismatch
@@ -53,6 +53,7 @@ class Sender:
         self._factory = producer_factory
         self._max_in_flight = max_in_flight_bytes
         self._in_flight: Dict[int, int] = {}
+        self._acked: List[int] = []  # acknowledged since the last poll: marked done together
         self._gap = False
         self._stop = threading.Event()
         self.acknowledged = 0
@@ -117,8 +118,8 @@ class Sender:
                     budget -= len(body)
                     produced += 1
                     if produced % 64 == 0:
-                        producer.poll(0)
-                producer.poll(0.005 if self._in_flight else 0)
+                        self._poll(producer, 0)
+                self._poll(producer, 0.005 if self._in_flight else 0)
         finally:
             # What is in flight is awaited, so a new session never races an old one's deliveries. On
             # stop it is abandoned after a short flush: it stays queued, a resend is a duplicate
@@ -127,11 +128,21 @@ class Sender:
                 if self._stop.is_set():
                     producer.flush(2.0)
                     producer.purge()
-                    producer.poll(0)
+                    self._poll(producer, 0)
                     self._in_flight.clear()
                     break
-                producer.poll(0.1)
+                self._poll(producer, 0.1)
+            self._mark_acked()
             reader.close()
+
+    def _poll(self, producer, timeout: float) -> None:
+        producer.poll(timeout)  # runs the delivery callbacks
+        self._mark_acked()
+
+    def _mark_acked(self) -> None:
+        if self._acked:
+            acked, self._acked = self._acked, []
+            self._queue.ack_many(acked)
 
     def _produce(self, producer, seq: int, key: bytes, value: bytes) -> None:
         size = len(value)
@@ -140,7 +151,7 @@ class Sender:
             self._in_flight.pop(seq, None)
             if err is None:
                 self.acknowledged += 1
-                self._queue.ack(seq)
+                self._acked.append(seq)
             else:
                 self._failed(seq, err, key, value)
 
@@ -151,7 +162,7 @@ class Sender:
                 self._in_flight[seq] = size
                 return
             except BufferError:
-                producer.poll(0.05)
+                self._poll(producer, 0.05)
 
     def _failed(self, seq: int, err, key: bytes, value: bytes) -> None:
         name = err.name() if hasattr(err, "name") else str(err)

@@ -76,7 +76,7 @@ def test_process_mode_should_return_before_the_sync_and_sync_within_the_interval
     seqs = [q.append(f"k{i}".encode(), b"v" * 100) for i in range(50)]
     assert time.monotonic() - started < 0.25 and gate.calls == at_open, "appends returned without a sync"
     assert q.pending() == 50, "written entries count as queued"
-    assert readable(q) == [], "but the sender waits for their sync"
+    assert q.durable_seq() == 0, "but are not synced yet, so the sender does not see them"
     deadline = time.monotonic() + 5
     while q.durable_seq() < seqs[-1] and time.monotonic() < deadline:
         time.sleep(0.01)
@@ -85,6 +85,18 @@ def test_process_mode_should_return_before_the_sync_and_sync_within_the_interval
     assert 0.25 <= synced_after < 2.0, f"the background sync came after {synced_after:.2f} s, interval 0.3 s"
     assert gate.calls - at_open <= 2, "one sync (or two) for fifty appends"
     assert readable(q) == seqs
+    q.close()
+
+
+def test_process_mode_should_sync_at_once_for_a_sender_waiting_for_entries(tmp_path):
+    q = DurableQueue(str(tmp_path / "q"), QueueSettings(durability="process", fsync_interval=60))
+    q.append(b"k", b"v")
+    reader = QueueReader(q, 1)
+    started = time.monotonic()
+    frame = reader.next(timeout=10)
+    assert frame is not None and frame.seq == 1
+    assert time.monotonic() - started < 5, "delivery waited for the 60 s interval"
+    reader.close()
     q.close()
 
 
