@@ -44,6 +44,7 @@ class EdgeStats:
     rejected: int  # refused by the broker for their own sake, set aside in queue_dir/rejected
     last_error: Optional[str]
     lost: int = 0  # returned by send in durability "process", then cut by a failed sync (see QueueSettings)
+    expired: int = 0  # maybe sent before and queued longer ago than resend_horizon: set aside in queue_dir/expired
 
 
 class EdgeProducer:
@@ -78,7 +79,7 @@ class EdgeProducer:
                 threading.Thread(target=self._probe_limit, args=(queue_dir, topic, dict(settings)), daemon=True,
                                  name="shardflow-edge-limit").start()
             factory = producer_factory or _confluent_factory(settings)
-            self._sender = Sender(self._queue, topic, self._registry.content_id, factory)
+            self._sender = Sender(self._queue, topic, self._registry.content_id, factory, clock=clock)
             self._sender.start()
         except BaseException:
             self._queue.close()
@@ -186,7 +187,8 @@ class EdgeProducer:
     def stats(self) -> EdgeStats:
         q = self._queue
         return EdgeStats(q.pending(), self._sender.in_flight, self._sender.acknowledged, q.bytes_on_disk(), q.dropped,
-                         q.corrupt, self._sender.rejected, self._sender.last_error, lost=q.lost)
+                         q.corrupt, self._sender.rejected, self._sender.last_error, lost=q.lost,
+                         expired=self._sender.expired)
 
     @property
     def queue_id(self) -> str:

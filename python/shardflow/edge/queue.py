@@ -18,58 +18,23 @@ import os
 import threading
 import time
 from concurrent.futures import Future
-from dataclasses import dataclass
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 from shardflow.edge import segment as seg
 from shardflow.edge.bound import BoundPolicies
-from shardflow.edge.commit import DURABILITIES, GroupCommit
-from shardflow.edge.cursor import Cursor, load_or_create_id
+from shardflow.edge.commit import GroupCommit
+from shardflow.edge.delivery import DeliveryState
+from shardflow.edge.cursor import ATTEMPTED_FILE, Cursor, load_or_create_id
 from shardflow.edge.errors import QueueLocked, QueueWriteError
 from shardflow.edge.recovery import SegmentInfo, create_segment, recover
+from shardflow.edge.settings import ATTEMPT_STRIDE, POLICIES, QueueSettings  # noqa: F401 - the public names
 
 LOG = logging.getLogger(__name__)
-POLICIES = ("block", "drop_oldest", "reject")
-#: ``process`` mode's default longest wait between a write and its sync (the power-cut window)
-PROCESS_FSYNC_INTERVAL = 1.0
-
-
 def _fdatasync(fd: int) -> None:
     os.fdatasync(fd)  # looked up at each call, so a test can patch os.fdatasync under an open queue
 
 
-@dataclass(frozen=True)
-class QueueSettings:
-    max_bytes: int = 1 << 30
-    policy: str = "block"
-    segment_bytes: Optional[int] = None  # default: max_bytes / 8, between 1 and 64 MiB
-    #: ``fsync``: seconds a sync waits to gather more appends (default 0: at once); ``process``: the
-    #: longest a written entry waits for its sync (default 1 s): what a power cut can lose
-    fsync_interval: Optional[float] = None
-    block_timeout: float = 30.0
-    #: ``fsync``: ``send`` returns once the sample is synced (survives a power cut); ``process``:
-    #: once written to the OS (survives kill -9; a power cut loses up to ``fsync_interval`` seconds)
-    durability: str = "fsync"
-
-    def checked(self) -> "QueueSettings":
-        if self.policy not in POLICIES:
-            raise ValueError(f"queue policy {self.policy!r} is not one of {POLICIES}")
-        if self.durability not in DURABILITIES:
-            raise ValueError(f"queue durability {self.durability!r} is not one of {DURABILITIES}")
-        if self.max_bytes < 4 * seg.HEADER_BYTES + 4096:
-            raise ValueError(f"queue max_bytes {self.max_bytes} is too small")
-        size = self.segment_bytes or min(64 << 20, max(1 << 20, self.max_bytes // 8))
-        if size * 4 > self.max_bytes:
-            size = self.max_bytes // 4  # at least four segments fit, so one can drain while another fills
-        interval = self.fsync_interval
-        if interval is None:
-            interval = PROCESS_FSYNC_INTERVAL if self.durability == "process" else 0.0
-        if interval < 0 or self.block_timeout < 0:
-            raise ValueError("fsync_interval and block_timeout must not be negative")
-        return QueueSettings(self.max_bytes, self.policy, size, interval, self.block_timeout, self.durability)
-
-
-class DurableQueue(BoundPolicies, GroupCommit):
+class DurableQueue(BoundPolicies, GroupCommit, DeliveryState):
 
     def __init__(self, directory: str, settings: QueueSettings = QueueSettings(),
                  clock: Callable[[], float] = time.time, sync_file: Optional[Callable[[int], None]] = None):
@@ -104,6 +69,11 @@ class DurableQueue(BoundPolicies, GroupCommit):
             os.close(self._lock_fd)
             raise
         self._durable_size = active.size
+        self._attempted = Cursor(directory, ATTEMPTED_FILE)
+        if not self._attempted.existed and self._next_seq > 1:
+            # a queue written before this file existed: anything in it may have been sent
+            self._attempted.advance(self._next_seq - 1)
+            self._attempted.sync()
         # Done segment files kept for reuse: overwriting allocated blocks syncs faster than growing a
         # file (no size or extent change to journal), as a database's recycled log files do.
         self._spares: List[str] = sorted(os.path.join(directory, n) for n in os.listdir(directory) if n.startswith("spare-"))
@@ -199,77 +169,6 @@ class DurableQueue(BoundPolicies, GroupCommit):
         self._fd = os.open(created.path, os.O_WRONLY)
         self._durable_size = created.size
 
-    # ---- what the sender uses -------------------------------------------------------------------
-
-    def ack(self, seq: int) -> None:
-        """The broker acknowledged ``seq``; the done cursor moves over every contiguous acknowledged seq."""
-        self.ack_many((seq,))
-
-    def ack_many(self, seqs) -> None:
-        """``ack`` for several seqs at once: one lock and one cursor write for all of them."""
-        with self._cond:
-            if self._closed:
-                return
-            done = self._cursor.done
-            self._acked_above.update(s for s in seqs if s > done)
-            self._move_done()
-
-    def skip_corrupt(self, from_seq: int, to_seq: int) -> None:
-        """The reader found entries it cannot read (a bad CRC in a synced segment): counted as lost."""
-        with self._cond:
-            lost = range(max(from_seq, self._cursor.done + 1), to_seq)
-            self.corrupt += len(lost)
-            LOG.error("edge queue %s: entries %d..%d are corrupt on disk and cannot be sent", self.directory,
-                      from_seq, to_seq - 1)
-            self._acked_above.update(lost)
-            self._move_done()
-
-    def _move_done(self) -> None:
-        done = self._cursor.done
-        while done + 1 in self._acked_above:
-            done += 1
-        if done > self._cursor.done:
-            self._advance(done)
-            if len(self._segments) > 1 and self._segments[0].end_seq - 1 <= done:
-                self._reclaim()
-            self._cond.notify_all()
-
-    def _advance(self, done: int) -> None:
-        self._cursor.advance(done)
-        self._acked_above = {s for s in self._acked_above if s > done}
-
-    def seal_active(self, first_seq: int) -> None:
-        """Rolls the active segment if it still is the one starting at ``first_seq``."""
-        with self._cond:
-            if self._segments[-1].first_seq == first_seq:
-                self._roll()
-
-    def done_seq(self) -> int:
-        with self._cond:
-            return self._cursor.done
-
-    def durable_seq(self) -> int:
-        with self._cond:
-            return self._durable
-
-    def segments(self) -> List[SegmentInfo]:
-        with self._cond:
-            return [SegmentInfo(s.first_seq, s.path, s.size, s.end_seq) for s in self._segments]
-
-    def wait_durable_after(self, seq: int, timeout: float) -> int:
-        """Waits until an entry after ``seq`` is durable (or the timeout); returns the durable seq.
-        Entries only written (``process`` mode) are synced now rather than at ``fsync_interval``:
-        a sender with nothing to send is online and waiting, so delivery does not wait for the
-        interval (it stays the longest any written entry waits for its sync)."""
-        with self._cond:
-            if self._durable <= seq and not self._closed:
-                if self._next_seq - 1 > self._durable and not (self._sync_wanted or self._syncing):
-                    self._sync_wanted = True
-                    self._cond.notify_all()
-                if timeout > 0:
-                    self._cond.wait(timeout)
-            return self._durable
-
     def pending(self) -> int:
         """Entries queued (synced or, in ``process`` mode, only written) and not yet done."""
         with self._cond:
@@ -299,4 +198,5 @@ class DurableQueue(BoundPolicies, GroupCommit):
         with self._cond:
             os.close(self._fd)
             self._cursor.close()
+            self._attempted.close()
             os.close(self._lock_fd)
