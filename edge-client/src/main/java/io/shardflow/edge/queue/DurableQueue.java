@@ -18,8 +18,9 @@ import org.slf4j.LoggerFactory;
  * return once synced (one sync for all callers waiting at that moment), entries are marked done only
  * once the broker acknowledged them, whole segments go once every entry in them is done, and the
  * queue is bounded by the bytes of its files with a {@link Policy}. A failed write or sync (disk
- * full, EIO) throws with the files as they were before the call. This class keeps the state (seqs,
- * the done cursor, group commit); the files are {@link SegmentLog}'s, the bound {@link QueueBound}'s.
+ * full, EIO) throws with the files as they were before the call. This class is the API over its
+ * roles: the files ({@link SegmentLog}), the bound and its policy ({@link QueueBound}), the state of
+ * syncs ({@link GroupCommit}) and of delivery ({@link DeliveryProgress}).
  */
 public final class DurableQueue implements AutoCloseable {
 
@@ -69,10 +70,7 @@ public final class DurableQueue implements AutoCloseable {
     private final SegmentLog log;
     private final QueueBound bound;
     private final DeliveryProgress progress;
-    private long durable;
-    private long durableSize;
-    private boolean syncing;
-    private long epoch;
+    private final GroupCommit commit;
     private boolean closed;
 
     public DurableQueue(Path directory, Settings settings, Clock clock) throws IOException {
@@ -89,14 +87,25 @@ public final class DurableQueue implements AutoCloseable {
             lockChannel.close();
             throw new QueueException("edge queue " + directory + " is open in another process");
         }
-        queueId = QueueCursor.loadOrCreateId(directory);
-        QueueCursor cursor = new QueueCursor(directory, QueueCursor.CURSOR_FILE);
-        cursor.sync(true);
-        log = new SegmentLog(directory, cursor.done(), sync);
-        durable = log.nextSeq() - 1;
-        durableSize = log.last().size;
-        progress = new DeliveryProgress(cursor, directory, log.nextSeq());
-        bound = new QueueBound(directory, settings, log, cursor, this::roll, progress::advance, this);
+        QueueCursor cursor = null;
+        SegmentLog opened = null;
+        try {
+            queueId = QueueCursor.loadOrCreateId(directory);
+            cursor = new QueueCursor(directory, QueueCursor.CURSOR_FILE);
+            cursor.sync(true);
+            opened = new SegmentLog(directory, cursor.done(), sync);
+            progress = new DeliveryProgress(cursor, directory, opened.nextSeq());
+        } catch (IOException | RuntimeException e) {
+            // a queue that cannot open leaves nothing held: the next try must find the lock free
+            closeQuietly(opened, e);
+            closeQuietly(cursor, e);
+            lock.release();
+            lockChannel.close();
+            throw e;
+        }
+        log = opened;
+        commit = new GroupCommit(directory, log, this);
+        bound = new QueueBound(directory, settings, log, cursor, commit::roll, progress::advance, this);
     }
 
     public String queueId() {
@@ -123,7 +132,7 @@ public final class DurableQueue implements AutoCloseable {
             bound.makeRoom(need, this::checkOpen);
             Segment last = log.last();
             if (last.endSeq > last.firstSeq && last.size + need > settings.segmentSize()) {
-                roll();
+                commit.roll();
             }
             long startSize = log.last().size;
             long startSeq = log.nextSeq();
@@ -134,68 +143,10 @@ public final class DurableQueue implements AutoCloseable {
                 throw new IOException("edge queue " + directory + ": cannot write " + need + " bytes (" + e.getMessage()
                         + "); nothing was queued", e);
             }
-            myEpoch = epoch;
+            myEpoch = commit.epoch();
         }
-        syncThrough(seqs[seqs.length - 1], myEpoch);
+        commit.syncThrough(seqs[seqs.length - 1], myEpoch);
         return seqs;
-    }
-
-    /** Group commit: one caller forces the file, outside the monitor, for every entry written so far. */
-    private void syncThrough(long seq, long myEpoch) throws IOException, InterruptedException {
-        while (true) {
-            FileChannel channel;
-            long upto;
-            long size;
-            synchronized (this) {
-                while (true) {
-                    if (durable >= seq) {
-                        return;
-                    }
-                    if (epoch != myEpoch) {
-                        throw new IOException("edge queue " + directory + ": sync failed; nothing of this call was queued");
-                    }
-                    if (!syncing) {
-                        break;
-                    }
-                    wait();
-                }
-                syncing = true;
-                upto = log.nextSeq() - 1;
-                size = log.last().size;
-                channel = log.active();
-            }
-            IOException failure = null;
-            try {
-                log.force(channel);
-            } catch (IOException e) {
-                failure = e;
-            }
-            synchronized (this) {
-                syncing = false;
-                notifyAll();
-                if (failure != null) {
-                    // what was written since the last good sync is in doubt: cut it, fail its callers
-                    log.undo(durableSize, durable + 1);
-                    epoch++;
-                    throw new IOException("edge queue " + directory + ": sync failed (" + failure.getMessage()
-                            + "); nothing of this call was queued", failure);
-                }
-                durable = Math.max(durable, upto);
-                durableSize = size;
-            }
-        }
-    }
-
-    /** Seals the active segment (only the newest can have a torn tail) and starts the next. Under the monitor. */
-    private void roll() throws IOException, InterruptedException {
-        while (syncing) {
-            wait();
-        }
-        log.seal();
-        durable = log.nextSeq() - 1;
-        durableSize = log.last().size;
-        log.startNext();
-        durableSize = log.last().size;
     }
 
     public synchronized long bytesOnDisk() {
@@ -233,7 +184,7 @@ public final class DurableQueue implements AutoCloseable {
 
     synchronized void sealActive(long firstSeq) throws IOException, InterruptedException {
         if (log.last().firstSeq == firstSeq) {
-            roll();
+            commit.roll();
         }
     }
 
@@ -247,7 +198,7 @@ public final class DurableQueue implements AutoCloseable {
      * and syncs it; the sender calls it before it produces {@code seq}. Returns the mark.
      */
     synchronized long markAttempted(long seq) throws IOException {
-        return progress.markAttempted(Math.max(seq, Math.min(durable, seq + ATTEMPT_STRIDE - 1)));
+        return progress.markAttempted(Math.max(seq, Math.min(commit.durable(), seq + ATTEMPT_STRIDE - 1)));
     }
 
     public synchronized long doneSeq() {
@@ -255,12 +206,12 @@ public final class DurableQueue implements AutoCloseable {
     }
 
     public synchronized long durableSeq() {
-        return durable;
+        return commit.durable();
     }
 
     /** Entries queued and not yet done. */
     public synchronized long pending() {
-        return durable - progress.done();
+        return commit.durable() - progress.done();
     }
 
     public synchronized long dropped() {
@@ -277,14 +228,24 @@ public final class DurableQueue implements AutoCloseable {
 
     /** Waits up to {@code timeoutMs} for an entry after {@code seq} to be durable; returns the durable seq. */
     synchronized long awaitDurableAfter(long seq, long timeoutMs) throws InterruptedException {
-        if (durable <= seq && !closed && timeoutMs > 0) {
+        if (commit.durable() <= seq && !closed && timeoutMs > 0) {
             wait(timeoutMs);
         }
-        return durable;
+        return commit.durable();
     }
 
     public Path directory() {
         return directory;
+    }
+
+    private static void closeQuietly(AutoCloseable resource, Exception cause) {
+        if (resource != null) {
+            try {
+                resource.close();
+            } catch (Exception e) {
+                cause.addSuppressed(e);
+            }
+        }
     }
 
     private void checkOpen() {
