@@ -50,30 +50,17 @@ class DurableQueue(BoundPolicies, GroupCommit, DeliveryState):
         except BlockingIOError:
             os.close(self._lock_fd)
             raise QueueLocked(f"edge queue {directory} is open in another process") from None
-        self.queue_id = load_or_create_id(directory)
-        self._cursor = Cursor(directory)
-        self._cursor.sync(force=True)
-        found = recover(directory, self._cursor.done)
-        self.cut_bytes = found.cut_bytes
-        self._segments: List[SegmentInfo] = found.segments
-        self._next_seq = found.next_seq
-        self._durable = found.next_seq - 1
-        active = self._segments[-1]
-        self._fd = os.open(active.path, os.O_WRONLY)
+        opened: List[object] = []  # closed again if opening fails: the next try must find the lock free
         try:
-            # What a killed process wrote may still sit only in the page cache (process mode, or a
-            # group commit cut short): synced before the sender may send any of it.
-            sync_file(self._fd)
-        except OSError:
-            os.close(self._fd)
+            self._open(directory, sync_file, opened)
+        except BaseException:
+            for close in reversed(opened):
+                try:
+                    close()
+                except OSError:
+                    pass
             os.close(self._lock_fd)
             raise
-        self._durable_size = active.size
-        self._attempted = Cursor(directory, ATTEMPTED_FILE)
-        if not self._attempted.existed and self._next_seq > 1:
-            # a queue written before this file existed: anything in it may have been sent
-            self._attempted.advance(self._next_seq - 1)
-            self._attempted.sync()
         # Done segment files kept for reuse: overwriting allocated blocks syncs faster than growing a
         # file (no size or extent change to journal), as a database's recycled log files do.
         self._spares: List[str] = sorted(os.path.join(directory, n) for n in os.listdir(directory) if n.startswith("spare-"))
@@ -84,6 +71,30 @@ class DurableQueue(BoundPolicies, GroupCommit, DeliveryState):
         self.corrupt = 0
         self._closed = False
         self._start_syncing(sync_file)
+
+    def _open(self, directory: str, sync_file: Callable[[int], None], opened: List[object]) -> None:
+        self.queue_id = load_or_create_id(directory)
+        self._cursor = Cursor(directory)
+        opened.append(self._cursor.close)
+        self._cursor.sync(force=True)
+        found = recover(directory, self._cursor.done)
+        self.cut_bytes = found.cut_bytes
+        self._segments: List[SegmentInfo] = found.segments
+        self._next_seq = found.next_seq
+        self._durable = found.next_seq - 1
+        active = self._segments[-1]
+        self._fd = os.open(active.path, os.O_WRONLY)
+        opened.append(lambda: os.close(self._fd))
+        # What a killed process wrote may still sit only in the page cache (process mode, or a
+        # group commit cut short): synced before the sender may send any of it.
+        sync_file(self._fd)
+        self._durable_size = active.size
+        self._attempted = Cursor(directory, ATTEMPTED_FILE)
+        opened.append(self._attempted.close)
+        if not self._attempted.existed and self._next_seq > 1:
+            # a queue written before this file existed: anything in it may have been sent
+            self._attempted.advance(self._next_seq - 1)
+            self._attempted.sync()
 
     # ---- appending ------------------------------------------------------------------------------
 

@@ -126,3 +126,16 @@ def _wait(condition, timeout=5.0):
     while not condition():
         assert time.monotonic() < deadline, "timed out"
         time.sleep(0.01)
+
+
+def test_a_queue_whose_open_fails_should_release_its_lock(tmp_path):
+    d = str(tmp_path / "q")
+    q = DurableQueue(d, QueueSettings())
+    q.append(b"a", b"1")
+    q.close()
+    with pytest.raises(OSError) as failure:
+        DurableQueue(d, QueueSettings(), sync_file=FailingSync(1))  # the recovered segment cannot be synced
+    assert failure.value.errno == errno.EIO
+    q = DurableQueue(d, QueueSettings())
+    assert entries(q) == [(1, b"a", b"1")]
+    q.close()
