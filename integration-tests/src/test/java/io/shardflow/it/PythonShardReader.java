@@ -31,7 +31,7 @@ public final class PythonShardReader {
         return python;
     }
 
-    static JsonNode read(Path shard) throws IOException, InterruptedException {
+    public static JsonNode read(Path shard) throws IOException, InterruptedException {
         Path repoPython = Path.of(System.getProperty("shardflow.repo", "..")).resolve("python").toAbsolutePath().normalize();
         Path output = Files.createTempFile("shard", ".json");
         try {
