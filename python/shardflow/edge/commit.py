@@ -28,7 +28,7 @@ import threading
 import time
 from collections import deque
 from concurrent.futures import Future, InvalidStateError
-from typing import Callable, List, Optional, Tuple
+from typing import Any, Callable, List, Optional, Tuple
 
 from shardflow.edge.errors import QueueWriteError
 
@@ -44,8 +44,8 @@ class GroupCommit:
         self._sync_file = sync_file
         self._syncing = False
         self._epoch = 0  # bumped when appends that were written but not synced are discarded
-        self._waiters: deque = deque()  # (seq, future) of appends that asked not to wait, in seq order
-        self._ready: List[Tuple[Future, int, Optional[BaseException]]] = []  # futures to settle outside the lock
+        self._waiters: deque = deque()  # (seq, future, result) of appends that asked not to wait, in seq order
+        self._ready: List[Tuple[Future, Any, Optional[BaseException]]] = []  # futures to settle outside the lock
         self._unsynced_since: Optional[float] = None  # monotonic time of the oldest write not yet synced
         self._sync_wanted = False
         self._sync_failure: Optional[QueueWriteError] = None
@@ -59,13 +59,14 @@ class GroupCommit:
 
     # ---- called with the lock held ------------------------------------------------------------------
 
-    def _written(self, last_seq: int, future: Optional[Future]) -> None:
-        """Entries up to ``last_seq`` were just written; ``future`` (if any) waits for their sync."""
+    def _written(self, last_seq: int, future: Optional[Future], result: Any = None) -> None:
+        """Entries up to ``last_seq`` were just written; ``future`` (if any) waits for their sync and
+        then resolves to ``result`` (default: ``last_seq``)."""
         first_unsynced = self._unsynced_since is None
         if first_unsynced:
             self._unsynced_since = time.monotonic()
         if future is not None:
-            self._waiters.append((last_seq, future))
+            self._waiters.append((last_seq, future, last_seq if result is None else result))
         if future is not None or (first_unsynced and self.durability == "process"):
             self._cond.notify_all()  # the syncer has something new to schedule; else it already has
 
@@ -78,8 +79,8 @@ class GroupCommit:
         self._durable, self._durable_size = max(self._durable, upto), size
         self._unsynced_since = None if self._durable >= self._next_seq - 1 else self._unsynced_since
         while self._waiters and self._waiters[0][0] <= self._durable:
-            seq, future = self._waiters.popleft()
-            self._ready.append((future, seq, None))
+            _, future, result = self._waiters.popleft()
+            self._ready.append((future, result, None))
         self._cond.notify_all()
 
     def _sync_failed(self, error: OSError) -> QueueWriteError:
@@ -91,8 +92,8 @@ class GroupCommit:
         failure = QueueWriteError(error.errno or 5, f"edge queue {self.directory}: sync failed ({error.strerror or error}); "
                                                     f"entries {first}..{last} were not queued")
         while self._waiters:
-            seq, future = self._waiters.popleft()
-            self._ready.append((future, seq, failure))
+            _, future, result = self._waiters.popleft()
+            self._ready.append((future, result, failure))
         if self.durability == "process" and last >= first:
             self.lost += last - first + 1
             LOG.error("edge queue %s: sync failed (%s); entries %d..%d, written and returned for, are lost", self.directory,
@@ -122,10 +123,10 @@ class GroupCommit:
     def _settle_ready(self) -> None:
         with self._cond:
             ready, self._ready = self._ready, []
-        for future, seq, error in ready:
+        for future, result, error in ready:
             try:
                 if error is None:
-                    future.set_result(seq)
+                    future.set_result(result)
                 else:
                     future.set_exception(error)
             except InvalidStateError:

@@ -126,18 +126,7 @@ class EdgeProducer:
         with QueueWriteError, and that sample was not queued."""
         entries = self._checked_entries([dict(tensors=tensors, labels=labels, metadata=metadata, sample_id=sample_id,
                                               produced_at=produced_at)])
-        _, synced = self._queue.append_many_async(entries)
-        result: Future = Future()
-        sid = entries[0][0].decode("utf-8")
-
-        def settle(done: Future) -> None:
-            error = done.exception()
-            if error is None:
-                result.set_result(sid)
-            else:
-                result.set_exception(error)
-        synced.add_done_callback(settle)
-        return result
+        return self._queue.append_many_async(entries, result=entries[0][0].decode("utf-8"))[1]
 
     def _checked_entries(self, samples: Sequence[Mapping[str, Any]]):
         if self._closed:

@@ -18,7 +18,7 @@ import os
 import threading
 import time
 from concurrent.futures import Future
-from typing import Callable, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 from shardflow.edge import segment as seg
 from shardflow.edge.bound import BoundPolicies
@@ -108,15 +108,16 @@ class DurableQueue(BoundPolicies, GroupCommit, DeliveryState):
             self._sync_through(seqs[-1], epoch)
         return seqs
 
-    def append_many_async(self, entries: Sequence[Tuple[bytes, bytes]]) -> Tuple[List[int], Future]:
-        """Writes the entries and returns their seqs at once, with a future that resolves (to the
-        last seq) once they are synced, or fails with QueueWriteError if the sync failed and they
-        were cut."""
+    def append_many_async(self, entries: Sequence[Tuple[bytes, bytes]], result: Any = None) -> Tuple[List[int], Future]:
+        """Writes the entries and returns their seqs at once, with a future that resolves (to
+        ``result``, default the last seq) once they are synced, or fails with QueueWriteError if the
+        sync failed and they were cut."""
         future: Future = Future()
-        seqs, _ = self._write(entries, future)
+        seqs, _ = self._write(entries, future, result)
         return seqs, future
 
-    def _write(self, entries: Sequence[Tuple[bytes, bytes]], future: Optional[Future]) -> Tuple[List[int], int]:
+    def _write(self, entries: Sequence[Tuple[bytes, bytes]], future: Optional[Future],
+               result: Any = None) -> Tuple[List[int], int]:
         now_ms = int(self._clock() * 1000)
         payloads = [seg.encode_payload(k, v) for k, v in entries]
         need = sum(seg.FRAME_HEADER_BYTES + len(p) for p in payloads)
@@ -151,7 +152,7 @@ class DurableQueue(BoundPolicies, GroupCommit, DeliveryState):
                     self._undo(active, start_size, start_seq)
                     raise QueueWriteError(e.errno or 5, f"edge queue {self.directory}: cannot write {need} bytes "
                                                         f"({e.strerror or e}); nothing was queued") from e
-                self._written(seqs[-1], future)
+                self._written(seqs[-1], future, result)
                 return seqs, self._epoch
         finally:
             self._settle_ready()  # futures a roll's sync resolved, or a failed sync failed

@@ -58,7 +58,7 @@ class BenchPlotsTest {
         assertThat(written).containsExactly(dir.resolve(BenchPlots.EDGE));
         assertThat(distinctColours(ImageIO.read(written.get(0).toFile()))).isGreaterThan(2);
         assertThat(BenchPlots.edge(results.figures().subList(0, 2)).getSeriesMap().get("goal").getYData())
-                .containsExactly(0.9, 0.7);
+                .extracting(Number::doubleValue).containsExactly(0.9, 0.7);
     }
 
     @Test
