@@ -9,7 +9,9 @@ from the first send until the broker acknowledged the last, one thread sending, 
 (``MODES``): ``send`` with durability "fsync" (each sample synced before it returns), ``send``
 with durability "process" (written to the OS; synced in the background within ``fsync_interval``),
 ``send_async`` with durability "fsync" (futures resolved by shared syncs; all awaited at the end)
-and ``send_many`` (64 per sync). ``bin/shardflow bench --only edge`` runs it
+and ``send_many`` (64 per sync). Each way runs between two raw runs (its baseline is their mean);
+the figures are medians over ``--rounds`` rounds, and the CPU time of the process per
+sample (all threads, librdkafka's included) says what bounds a rate on a busy machine. ``bin/shardflow bench --only edge`` runs it
 on a fresh local stack and records the ratios; the queue alone against SQLite and persist-queue is
 ``python -m shardflow.edge.bench_queue``.
 """
@@ -21,6 +23,7 @@ import json
 import os
 import resource
 import shutil
+import statistics
 import sys
 import tempfile
 import time
@@ -110,6 +113,27 @@ def sdk_rate(args, tensor_text: str, arrays: List[np.ndarray], mode: str, tag: s
         shutil.rmtree(queue_dir, ignore_errors=True)
 
 
+def _round(args, label, text, arrays, records) -> Dict[str, float]:
+    """One round at one size: raw, then each way of sending with raw again after it. Each way's
+    baseline is the mean of the raw runs just before and just after it: the machine's load moves,
+    and a baseline taken far from the run it is compared with would move the ratio with it."""
+    raws = [raw_rate(args.bootstrap, records, args.max_message_bytes)]
+    out: Dict[str, float] = {}
+    for mode in args.modes.split(","):
+        m = sdk_rate(args, text, arrays, mode, f"{mode}-{label}")
+        raws.append(raw_rate(args.bootstrap, records, args.max_message_bytes))
+        baseline = (raws[-2]["samples_per_s"] + raws[-1]["samples_per_s"]) / 2
+        out[f"{mode}_samples_per_s"] = m["samples_per_s"]
+        out[f"{mode}_queued_per_s"] = m["queued_per_s"]
+        out[f"{mode}_cpu_us_per_sample"] = m["cpu_us_per_sample"]
+        out[f"{mode}_raw_samples_per_s"] = baseline
+        out[f"{mode}_ratio"] = m["samples_per_s"] / baseline
+    rates = [r["samples_per_s"] for r in raws]
+    out.update({"raw_samples_per_s": statistics.mean(rates), "raw_min_samples_per_s": min(rates),
+                "raw_max_samples_per_s": max(rates), "raw_cpu_us_per_sample": statistics.mean(r["cpu_us_per_sample"] for r in raws)})
+    return out
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--bootstrap", default=os.environ.get("SHARDFLOW_BOOTSTRAP_SERVERS"))
@@ -119,6 +143,7 @@ def main(argv=None) -> int:
     p.add_argument("--max-message-bytes", type=int, default=(1 << 20) + (64 << 10))
     p.add_argument("--dir", default=None, help="where the queues go (default: the temporary folder)")
     p.add_argument("--fsync-interval", type=float, default=None, help="durability 'process': seconds (default: the SDK's)")
+    p.add_argument("--rounds", type=int, default=3, help="rounds per size; figures are medians over them (default 3)")
     p.add_argument("--sizes", default=",".join(SHAPES), help=f"sample sizes (default all: {','.join(SHAPES)})")
     p.add_argument("--modes", default=",".join(MODES), help=f"ways of sending to measure (default all: {','.join(MODES)})")
     p.add_argument("--json", action="store_true")
@@ -136,23 +161,15 @@ def main(argv=None) -> int:
             body = wire.encode_sample(args.dataset, "v1", f"raw-{label}-{i}", "bench", 0,
                                       pack_tensors(spec, {text.split(':')[0]: a}, False, Limits()), {})
             records.append((f"raw-{label}-{i}".encode(), wire.frame_value(content_id, body)))
-        # raw before and after the SDK's runs: the baseline is their mean, and their spread shows
-        # how much the machine's load moved meanwhile
-        raw_before = raw_rate(args.bootstrap, records, args.max_message_bytes)
-        measured = {mode: sdk_rate(args, text, arrays, mode, f"{mode}-{label}") for mode in args.modes.split(",")}
-        raw_after = raw_rate(args.bootstrap, records, args.max_message_bytes)
-        raw = (raw_before["samples_per_s"] + raw_after["samples_per_s"]) / 2
-        row = {"size": label, "tensor_bytes": int(np.prod(shape)) * np.dtype(dtype).itemsize, "raw_samples_per_s": raw,
-               "raw_before_samples_per_s": raw_before["samples_per_s"], "raw_after_samples_per_s": raw_after["samples_per_s"],
-               "raw_cpu_us_per_sample": (raw_before["cpu_us_per_sample"] + raw_after["cpu_us_per_sample"]) / 2}
-        for mode, m in measured.items():
-            row[f"{mode}_samples_per_s"] = m["samples_per_s"]
-            row[f"{mode}_queued_per_s"] = m["queued_per_s"]
-            row[f"{mode}_cpu_us_per_sample"] = m["cpu_us_per_sample"]
-            row[f"{mode}_ratio"] = m["samples_per_s"] / raw
+        rounds = [_round(args, label, text, arrays, records) for _ in range(args.rounds)]
+        row = {"size": label, "tensor_bytes": int(np.prod(shape)) * np.dtype(dtype).itemsize, "rounds": rounds}
+        # each figure is the median over the rounds (each round's ratio against its own baseline): the
+        # machine's load moves between rounds, and a median is not thrown by one disturbed round
+        for key in rounds[0]:
+            row[key] = statistics.median(r[key] for r in rounds)
         rows.append(row)
-        print(json.dumps(row), file=sys.stderr)
-    result = {"samples": args.samples, "fsync_interval_process": QueueSettings(durability="process",
+        print(json.dumps({k: v for k, v in row.items() if k != "rounds"}), file=sys.stderr)
+    result = {"samples": args.samples, "rounds": args.rounds, "fsync_interval_process": QueueSettings(durability="process",
               fsync_interval=args.fsync_interval).checked().fsync_interval, "rows": rows}
     print(json.dumps(result, indent=2) if args.json else _table(rows))
     return 0
@@ -164,7 +181,7 @@ def _table(rows) -> str:
     for r in rows:
         for mode in MODES:
             if f"{mode}_ratio" in r:
-                lines.append(f"| {r['size']} | {mode} | {r[f'{mode}_samples_per_s']:.0f} | {r['raw_samples_per_s']:.0f} | "
+                lines.append(f"| {r['size']} | {mode} | {r[f'{mode}_samples_per_s']:.0f} | {r[f'{mode}_raw_samples_per_s']:.0f} | "
                              f"{r[f'{mode}_ratio']:.2f} | {r[f'{mode}_cpu_us_per_sample']:.0f} ({r['raw_cpu_us_per_sample']:.0f}) |")
     return "\n".join(lines)
 

@@ -9,7 +9,9 @@ once written and hands back a future that the background syncer resolves when th
 
 ``process``: ``append`` returns once its entries are written to the OS (``pwrite``): they survive
 the process being killed, not a power cut. The background syncer syncs what was written at most
-``fsync_interval`` seconds after it was written, so a power cut loses at most that much.
+``fsync_interval`` seconds after it was written, so a power cut loses at most that much; while the
+broker acknowledges deliveries (or the sender waits for entries) it syncs back to back instead, so
+delivery never waits on the interval.
 
 Either way the sender only ever reads synced entries: a seq that was sent is on stable storage, so
 a power cut can never make the queue hand out a seq again that the broker already holds.
@@ -48,6 +50,7 @@ class GroupCommit:
         self._ready: List[Tuple[Future, Any, Optional[BaseException]]] = []  # futures to settle outside the lock
         self._unsynced_since: Optional[float] = None  # monotonic time of the oldest write not yet synced
         self._sync_wanted = False
+        self._delivering_until = 0.0  # monotonic time until which the broker counts as reachable (acks came)
         self._sync_failure: Optional[QueueWriteError] = None
         self.lost = 0  # entries ``process`` mode had returned for and a failed sync then cut
         self._syncer = threading.Thread(target=self._sync_loop, name="shardflow-edge-sync", daemon=True)
@@ -172,7 +175,10 @@ class GroupCommit:
             return 0.0
         if self.durability == "fsync":
             return None  # the callers of append sync for themselves
-        return max(0.0, self._unsynced_since + self.settings.fsync_interval - time.monotonic())
+        now = time.monotonic()
+        if now < self._delivering_until:
+            return 0.0  # online: what is written is synced at once, so the sender never waits on the interval
+        return max(0.0, self._unsynced_since + self.settings.fsync_interval - now)
 
     def _sync_loop(self) -> None:
         while True:

@@ -21,9 +21,9 @@ from __future__ import annotations
 import os
 import struct
 import uuid
-import zlib
 from typing import Optional
 
+from shardflow.edge.crc import crc32
 from shardflow.edge.errors import QueueFormatError
 from shardflow.edge.segment import fsync_dir
 
@@ -56,7 +56,7 @@ class Cursor:
             if len(slot) < _SLOT.size:
                 continue
             generation, done, crc = _SLOT.unpack_from(slot)
-            if generation > best[0] and zlib.crc32(slot[:16]) == crc:
+            if generation > best[0] and crc32(slot[:16]) == crc:
                 best = (generation, done)
         return best
 
@@ -66,7 +66,7 @@ class Cursor:
         self.generation += 1
         self.done = done
         body = struct.pack(">Qq", self.generation, done)
-        slot = (body + struct.pack(">I", zlib.crc32(body))).ljust(SLOT_BYTES, b"\0")
+        slot = (body + struct.pack(">I", crc32(body))).ljust(SLOT_BYTES, b"\0")
         os.pwrite(self._fd, slot, (self.generation % 2) * SLOT_BYTES)
         self._dirty = True
 

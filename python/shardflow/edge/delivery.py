@@ -4,6 +4,7 @@ A mixin of ``DurableQueue`` (docs/EDGE-QUEUE.md); every method takes the queue's
 from __future__ import annotations
 
 import logging
+import time
 from typing import List
 
 from shardflow.edge.recovery import SegmentInfo
@@ -25,6 +26,7 @@ class DeliveryState:
                 return
             done = self._cursor.done
             self._acked_above.update(s for s in seqs if s > done)
+            self._delivering_until = time.monotonic() + 1.0  # the broker answers: the syncer keeps up (commit.py)
             self._move_done()
 
     def skip_corrupt(self, from_seq: int, to_seq: int) -> None:

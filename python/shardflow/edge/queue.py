@@ -119,8 +119,7 @@ class DurableQueue(BoundPolicies, GroupCommit, DeliveryState):
     def _write(self, entries: Sequence[Tuple[bytes, bytes]], future: Optional[Future],
                result: Any = None) -> Tuple[List[int], int]:
         now_ms = int(self._clock() * 1000)
-        payloads = [seg.encode_payload(k, v) for k, v in entries]
-        need = sum(seg.FRAME_HEADER_BYTES + len(p) for p in payloads)
+        need = sum(seg.FRAME_HEADER_BYTES + 2 + len(k) + len(v) for k, v in entries)
         try:
             with self._cond:
                 self._check_open()
@@ -139,11 +138,12 @@ class DurableQueue(BoundPolicies, GroupCommit, DeliveryState):
                 start_size, start_seq = active.size, self._next_seq
                 seqs = []
                 try:
-                    for payload in payloads:
-                        header = seg.frame_header(self._next_seq, now_ms, payload)
-                        written = os.pwritev(self._fd, [header, payload], active.size)
-                        if written != len(header) + len(payload):
-                            raise OSError(28, f"short write: {written} of {len(header) + len(payload)} bytes")
+                    for key, value in entries:
+                        parts = seg.frame_parts(self._next_seq, now_ms, key, value)
+                        size = sum(len(p) for p in parts)
+                        written = os.pwritev(self._fd, parts, active.size)
+                        if written != size:
+                            raise OSError(28, f"short write: {written} of {size} bytes")
                         active.size += written
                         seqs.append(self._next_seq)
                         self._next_seq += 1

@@ -23,7 +23,7 @@ from shardflow.edge.horizon import ResendHorizon
 from shardflow.edge.queue import DurableQueue
 from shardflow.edge.reader import QueueReader
 from shardflow.edge.registry import RegistryUnavailable
-from shardflow.edge.segment import split_payload
+from shardflow.edge.segment import split_payload_view
 
 LOG = logging.getLogger(__name__)
 #: errors that only the record itself causes: it can never be delivered, so it is set aside
@@ -124,7 +124,7 @@ class Sender:
                     frame = reader.next(timeout=0 if self._in_flight or produced else 0.05)
                     if frame is None:
                         break
-                    key, body = split_payload(frame.payload)
+                    key, body = split_payload_view(frame.payload)
                     if not self._horizon.admit(frame, key, body):
                         self._first_produced.pop(frame.seq, None)
                         continue

@@ -47,21 +47,24 @@ public final class EdgeFigure implements Figure {
         context.say("EDGE Python SDK, %d samples per size, against raw confluent-kafka", samples);
         Map<String, Object> sdk = runScript(context, checkout, "edge-bench.log", "-m", "shardflow.edge.bench", "--bootstrap",
                 context.endpoints().bootstrapServers(), "--registry", context.endpoints().registryUrl(), "--samples",
-                Long.toString(samples), "--json");
+                Long.toString(samples), "--rounds", context.options().samples() >= 8_000 ? "5" : "1", "--json");
         for (Object row : (List<?>) sdk.get("rows")) {
             Map<?, ?> r = (Map<?, ?>) row;
             String size = (String) r.get("size");
             boolean large = size.startsWith("64");
-            double raw = number(r, "raw_samples_per_s");
             for (Way way : WAYS) {
                 if (!r.containsKey(way.key() + "_samples_per_s")) {
                     continue;
                 }
-                String cpu = String.format("%s; CPU %.0f µs/sample, raw %.0f; raw %.0f before, %.0f after", way.detail(),
-                        number(r, way.key() + "_cpu_us_per_sample"), number(r, "raw_cpu_us_per_sample"),
-                        number(r, "raw_before_samples_per_s"), number(r, "raw_after_samples_per_s"));
+                String cpu = String.format("%s; ratio: the median over %s rounds of each round's ratio (value = that x the median raw"
+                                + " rate; the SDK's median rate %.0f/s); CPU %.0f µs/sample, raw %.0f; raw ran at %.0f to %.0f/s",
+                        way.detail(), sdk.get("rounds"), number(r, way.key() + "_samples_per_s"), number(r, way.key() + "_cpu_us_per_sample"),
+                        number(r, "raw_cpu_us_per_sample"), number(r, "raw_min_samples_per_s"), number(r, "raw_max_samples_per_s"));
+                // the median ratio over the rounds, each against the raw runs around it (not the ratio of medians)
+                double baseline = number(r, way.key() + "_raw_samples_per_s");
+                double value = number(r, way.key() + "_ratio") * baseline;
                 context.recorder().add(Measurement.againstBaseline("EDGE", way.label() + ", then delivered, " + size, context.s3(),
-                        number(r, way.key() + "_samples_per_s"), "samples/s", raw, "raw confluent-kafka, same records",
+                        value, "samples/s", baseline, "raw confluent-kafka, same records, run just before and after",
                         large ? ">= 0.9" : ">= 0.7", large ? 0.9 : 0.7, cpu));
             }
         }
