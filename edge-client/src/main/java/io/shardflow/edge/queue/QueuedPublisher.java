@@ -175,6 +175,9 @@ public final class QueuedPublisher implements AutoCloseable {
                             Thread.sleep(1000); // an outage: the registry is asked again
                         }
                     }
+                    if (contentId < 0) {
+                        break; // stopping before the registry answered: nothing framed without its content id
+                    }
                     produce(producer, frame.get().seq(), frame.get().key(), frame(contentId, body));
                 }
                 while (!inFlight.isEmpty() && !stopping && !overdue) {
