@@ -4,7 +4,7 @@
 #      the PyTorch reader tests; the package itself works without it), only if missing;
 #   2. a virtualenv at ${SHARDFLOW_VENV:-~/.cache/shardflow/venv} that sees those packages;
 #   3. `pip install -e python/` when python/pyproject.toml exists (re-run only when it changes), with the
-#      pinned extras `edge` (confluent-kafka, fastavro: the edge producer SDK and its tests) and
+#      pinned extras `edge` (confluent-kafka, fastavro, zlib-ng: the edge producer SDK and its tests) and
 #      `edge-bench` (persist-queue, the queue benchmark's baseline);
 #   4. the test-only PyPI packages, pinned: hypothesis, and Schemathesis, which fuzzes the HTTP gateway
 #      against its OpenAPI document (integration-tests GatewayContractTest).

@@ -2,8 +2,10 @@
 shared queue directory until it is killed. Before each send it appends n to attempts.log, after
 ``send`` returned to returned.log (flushed: a kill -9 keeps the page cache), and it reports the
 producer's stats to stats.json every 20 ms, so the killer knows whether anything was in flight.
+The queue's durability is EDGE_CHILD_DURABILITY ("fsync", the default, or "process"); its samples
+are crash-<n> from device crash-<durability>.
 
-    python edge_child.py QUEUE_DIR JOURNAL_DIR
+    python edge_child.py QUEUE_DIR JOURNAL_DIR [LIMIT]
 """
 
 import json
@@ -16,7 +18,9 @@ import numpy as np
 
 from shardflow.edge import EdgeProducer, QueueSettings
 
-DATASET, VERSION, DEVICE = "edge", "v1", "crash-device"
+DATASET, VERSION = "edge", "v1"
+DURABILITY = os.environ.get("EDGE_CHILD_DURABILITY", "fsync")
+DEVICE = f"crash-{DURABILITY}"
 TENSORS = ["image:float32:3x8x8", "label:int64"]
 
 
@@ -37,7 +41,7 @@ def main(queue_dir, journal, limit=None):
     n = max(attempts) + 1 if attempts else 0
     producer = EdgeProducer(DATASET, VERSION, bootstrap=os.environ["SHARDFLOW_BOOTSTRAP_SERVERS"],
                             registry=os.environ["SHARDFLOW_REGISTRY_URL"], queue_dir=queue_dir, device_id=DEVICE,
-                            tensors=TENSORS, label="label", queue=QueueSettings(max_bytes=256 << 20),
+                            tensors=TENSORS, label="label", queue=QueueSettings(max_bytes=256 << 20, durability=DURABILITY),
                             max_message_bytes=(1 << 20) + (64 << 10))
     stop = threading.Event()
 

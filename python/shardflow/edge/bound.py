@@ -28,7 +28,8 @@ class BoundPolicies:
             return self._disk_bytes()
 
     def _disk_bytes(self) -> int:
-        return sum(s.size for s in self._segments) + sum(_size(p) for p in self._spares)
+        # spare sizes are remembered, not asked of the file system: this runs on every append
+        return sum(s.size for s in self._segments) + sum(self._spare_sizes.setdefault(p, _size(p)) for p in self._spares)
 
     def _make_room(self, need: int) -> None:
         limit = self.settings.max_bytes
@@ -37,7 +38,9 @@ class BoundPolicies:
         deadline = None
         while self._disk_bytes() + need > limit:
             if self._spares:
-                os.unlink(self._spares.pop())
+                doomed = self._spares.pop()
+                self._spare_sizes.pop(doomed, None)
+                os.unlink(doomed)
                 continue
             if self._reclaim():
                 continue
@@ -70,6 +73,7 @@ class BoundPolicies:
                 spare = os.path.join(self.directory, f"spare-{s.first_seq:020d}.log")
                 os.rename(s.path, spare)
                 self._spares.append(spare)
+                self._spare_sizes[spare] = s.size
             else:
                 os.unlink(s.path)
             self._segments.remove(s)

@@ -98,7 +98,8 @@ def _status(queue_dir: str) -> int:
     q = DurableQueue(queue_dir)
     try:
         print(json.dumps({"queue_id": q.queue_id, "pending": q.pending(), "done_seq": q.done_seq(),
-                          "durable_seq": q.durable_seq(), "bytes_on_disk": q.bytes_on_disk(),
+                          "durable_seq": q.durable_seq(), "attempted_seq": q.attempted_seq(), "bytes_on_disk": q.bytes_on_disk(),
+                          "expired": len(os.listdir(os.path.join(queue_dir, "expired"))) if os.path.isdir(os.path.join(queue_dir, "expired")) else 0,
                           "segments": len(q.segments())}))
     finally:
         q.close()

@@ -7,6 +7,11 @@ crash leaves the other slot, one step older: older only means a few acknowledged
 again, which ingest-app drops as duplicates. It is synced before any segment is deleted, so the
 done seq never falls behind a deleted segment (the next seq must never repeat one already used).
 
+``attempted`` has the same two slots and holds the highest seq the sender may ever have handed to
+the Kafka client: it is synced before any seq above it is produced, so after a restart the entries
+above ``cursor``'s done seq and at or below it may have reached the broker already, and the others
+surely did not (docs/EDGE-QUEUE.md, Resend horizon).
+
 ``queue.id`` names this queue's sequence space (32 hex digits, written once): ingest-app keeps the
 highest seq it has seen per (dataset, version, device, queue id) and drops anything at or below it.
 """
@@ -16,23 +21,25 @@ from __future__ import annotations
 import os
 import struct
 import uuid
-import zlib
 from typing import Optional
 
+from shardflow.edge.crc import crc32
 from shardflow.edge.errors import QueueFormatError
 from shardflow.edge.segment import fsync_dir
 
 _SLOT = struct.Struct(">QqI")
 SLOT_BYTES = 32
 CURSOR_FILE = "cursor"
+ATTEMPTED_FILE = "attempted"
 ID_FILE = "queue.id"
 
 
 class Cursor:
     """The done seq, written in place without a sync; ``sync()`` makes the last write durable."""
 
-    def __init__(self, directory: str):
-        self._path = os.path.join(directory, CURSOR_FILE)
+    def __init__(self, directory: str, name: str = CURSOR_FILE):
+        self._path = os.path.join(directory, name)
+        self.existed = os.path.exists(self._path)
         self._fd = os.open(self._path, os.O_RDWR | os.O_CREAT, 0o600)
         if os.fstat(self._fd).st_size < 2 * SLOT_BYTES:
             # both slots allocated now: later writes overwrite in place and never need space (disk full)
@@ -49,7 +56,7 @@ class Cursor:
             if len(slot) < _SLOT.size:
                 continue
             generation, done, crc = _SLOT.unpack_from(slot)
-            if generation > best[0] and zlib.crc32(slot[:16]) == crc:
+            if generation > best[0] and crc32(slot[:16]) == crc:
                 best = (generation, done)
         return best
 
@@ -59,7 +66,7 @@ class Cursor:
         self.generation += 1
         self.done = done
         body = struct.pack(">Qq", self.generation, done)
-        slot = (body + struct.pack(">I", zlib.crc32(body))).ljust(SLOT_BYTES, b"\0")
+        slot = (body + struct.pack(">I", crc32(body))).ljust(SLOT_BYTES, b"\0")
         os.pwrite(self._fd, slot, (self.generation % 2) * SLOT_BYTES)
         self._dirty = True
 

@@ -4,8 +4,10 @@
                       queue_dir="/var/lib/cam/queue", device_id="cam-7", spec="spec.json") as producer:
         sample_id = producer.send({"image": frame}, labels=3, metadata={"site": "north"})
 
-``send`` returns once the sample is on the device's disk; a background sender delivers it when the
-broker is reachable and deletes it only once the broker acknowledged it. The sample id is fixed at
+``send`` returns once the sample is on the device's disk (``QueueSettings.durability``: synced, or
+written to the OS and synced within ``fsync_interval``); ``send_async`` returns at once with a
+future that resolves once the sample is synced. A background sender delivers what is synced when
+the broker is reachable and deletes it only once the broker acknowledged it. The sample id is fixed at
 ``send`` and stored with the sample, and every queued record carries the queue's id and the entry's
 seq, so whatever is sent twice (what was in flight at a crash) is dropped by ingest-app: each
 sample is in the dataset once (README, Producing from Python).
@@ -17,6 +19,7 @@ import logging
 import threading
 import time
 import uuid
+from concurrent.futures import Future
 from dataclasses import dataclass
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence
 
@@ -41,6 +44,8 @@ class EdgeStats:
     corrupt: int  # unreadable on disk (counted, skipped) since start
     rejected: int  # refused by the broker for their own sake, set aside in queue_dir/rejected
     last_error: Optional[str]
+    lost: int = 0  # returned by send in durability "process", then cut by a failed sync (see QueueSettings)
+    expired: int = 0  # maybe sent before and queued longer ago than resend_horizon: set aside in queue_dir/expired
 
 
 class EdgeProducer:
@@ -81,7 +86,7 @@ class EdgeProducer:
                 threading.Thread(target=self._probe_limit, args=(queue_dir, topic, dict(settings)), daemon=True,
                                  name="shardflow-edge-limit").start()
             factory = producer_factory or _confluent_factory(settings)
-            self._sender = Sender(self._queue, topic, self._registry.content_id, factory)
+            self._sender = Sender(self._queue, topic, self._registry.content_id, factory, clock=clock)
             self._sender.start()
         except BaseException:
             self._queue.close()
@@ -116,12 +121,26 @@ class EdgeProducer:
     def send_many(self, samples: Sequence[Mapping[str, Any]]) -> List[str]:
         """Several samples with one disk sync; each a dict of ``send``'s arguments. All are checked
         before any is queued, and all are queued or none."""
+        entries = self._checked_entries(samples)
+        self._queue.append_many(entries)
+        return [key.decode("utf-8") for key, _ in entries]
+
+    def send_async(self, tensors: Mapping[str, Any], labels: Any = None, metadata: Optional[Mapping[str, Any]] = None,
+                   sample_id: Optional[str] = None, produced_at: Optional[float] = None) -> "Future[str]":
+        """Checks and writes the sample and returns at once a future of its id, which resolves once the
+        sample is synced (on stable storage, as ``send`` in durability "fsync"): one thread can have
+        many sends in flight and they share syncs. What ``send`` raises for the sample itself
+        (SampleRejected, QueueFull, a failed write) is raised here; a failed sync fails the future
+        with QueueWriteError, and that sample was not queued."""
+        entries = self._checked_entries([dict(tensors=tensors, labels=labels, metadata=metadata, sample_id=sample_id,
+                                              produced_at=produced_at)])
+        return self._queue.append_many_async(entries, result=entries[0][0].decode("utf-8"))[1]
+
+    def _checked_entries(self, samples: Sequence[Mapping[str, Any]]):
         if self._closed:
             raise ProducerClosed("send after close")
         self._raise_if_stopped()
-        encoded = [self._encode(**s) for s in samples]
-        self._queue.append_many([(sid.encode("utf-8"), body) for sid, body in encoded])
-        return [sid for sid, _ in encoded]
+        return [(sid.encode("utf-8"), body) for sid, body in (self._encode(**s) for s in samples)]
 
     def _encode(self, tensors: Mapping[str, Any], labels: Any = None, metadata: Optional[Mapping[str, Any]] = None,
                 sample_id: Optional[str] = None, produced_at: Optional[float] = None):
@@ -150,8 +169,11 @@ class EdgeProducer:
 
     def flush(self, timeout: Optional[float] = None) -> int:
         """Waits until everything queued is acknowledged; returns how many entries are still queued
-        (0: all delivered). Raises DeliveryStopped if the sender stopped on an error."""
+        (0: all delivered). Raises DeliveryStopped if the sender stopped on an error, and
+        QueueWriteError once if a background sync failed (durability "process", ``stats().lost``)."""
+        self._queue.request_sync()
         remaining = wait_until_done(self._queue, self._sender, timeout)
+        self._queue.take_sync_failure()
         self._raise_if_stopped()
         return remaining
 
@@ -162,7 +184,8 @@ class EdgeProducer:
     def stats(self) -> EdgeStats:
         q = self._queue
         return EdgeStats(q.pending(), self._sender.in_flight, self._sender.acknowledged, q.bytes_on_disk(), q.dropped,
-                         q.corrupt, self._sender.rejected, self._sender.last_error)
+                         q.corrupt, self._sender.rejected, self._sender.last_error, lost=q.lost,
+                         expired=self._sender.expired)
 
     @property
     def queue_id(self) -> str:
@@ -175,6 +198,7 @@ class EdgeProducer:
         self._closed = True
         try:
             if self._sender.fatal is None:
+                self._queue.request_sync()
                 wait_until_done(self._queue, self._sender, timeout)
         finally:
             self._sender.stop(timeout=10.0)

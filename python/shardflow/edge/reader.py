@@ -1,6 +1,7 @@
 """Reads the queue's durable entries in seq order for the sender, one segment file at a time.
 
-It holds one open file and one entry in memory, whatever the backlog. Each entry's CRC is checked
+It holds one open file and a read-ahead buffer (``READ_AHEAD`` bytes, or one entry if larger) in
+memory, whatever the backlog. Each entry's CRC is checked
 as it is read; an entry that fails in a synced segment (bit rot, not a torn tail) is counted as
 corrupt and skipped with the rest of its segment, so a bad spot never stalls the queue. A segment
 deleted under it (dropped by policy) just moves it on to the next one.
@@ -16,6 +17,9 @@ from shardflow.edge.queue import DurableQueue
 from shardflow.edge.recovery import SegmentInfo
 from shardflow.edge.segment import Frame
 
+#: bytes read from a segment at once: a syscall per stretch of entries, not two per entry
+READ_AHEAD = 1 << 20
+
 
 class QueueReader:
 
@@ -24,7 +28,11 @@ class QueueReader:
         self._seq = start_seq  # the next seq to return
         self._file: Optional[BinaryIO] = None
         self._segment: Optional[SegmentInfo] = None
+        self._end = 0  # one past the current segment's last seq, as far as known (see _segment_end)
+        self._durable = 0  # the queue's durable seq when last asked: asked again only once reached
         self._offset = 0
+        self._buf = b""  # bytes of the current segment from file offset _buf_at on
+        self._buf_at = 0
 
     @property
     def next_seq(self) -> int:
@@ -32,23 +40,48 @@ class QueueReader:
 
     def next(self, timeout: float) -> Optional[Frame]:
         """The entry with the next seq once it is durable, or None after ``timeout`` seconds without one."""
-        self._seq = max(self._seq, self._queue.done_seq() + 1)  # past anything dropped meanwhile
-        if self._queue.durable_seq() < self._seq:
-            if self._queue.wait_durable_after(self._seq - 1, timeout) < self._seq:
-                return None
+        if self._seq > self._durable:
+            # the queue is asked only here, once per durable stretch: the sender's hot path takes no lock
+            self._seq = max(self._seq, self._queue.done_seq() + 1)  # past anything dropped meanwhile
+            self._durable = self._queue.durable_seq()
+            if self._durable < self._seq:
+                self._durable = self._queue.wait_durable_after(self._seq - 1, timeout)
+                if self._durable < self._seq:
+                    return None
         while True:
-            if self._queue.durable_seq() < self._seq:
-                return None
-            if self._segment is None or not (self._segment.first_seq <= self._seq < self._segment_end()):
+            if self._segment is None or not (self._segment.first_seq <= self._seq < self._end):
+                if self._segment is not None and self._segment.first_seq <= self._seq:
+                    self._end = self._segment_end()  # the segment may have grown, or a later one begun
+                    if self._seq < self._end:
+                        continue
+                if self._queue.durable_seq() < self._seq:
+                    return None
                 if not self._open_segment_of(self._seq):
                     return None
+                self._end = self._segment_end()
                 continue
-            frame = seg.read_frame(self._file, self._offset, self._seq)
+            frame = self._frame_at(self._offset, self._seq)
             if frame is not None:
                 self._offset += frame.size
                 self._seq += 1
                 return frame
             self._lose_rest_of_segment()
+
+    def _frame_at(self, offset: int, seq: int) -> Optional[Frame]:
+        """The frame at ``offset`` from the read-ahead buffer, read again from the file when the buffer
+        does not hold it whole and valid: a buffer filled while the frame was being written holds
+        only part of it (frames are never rewritten in place, so a whole valid one is the same)."""
+        frame = seg.parse_frame(self._buf, offset - self._buf_at, offset, seq) if offset >= self._buf_at else None
+        if frame is None:
+            self._buf = os.pread(self._file.fileno(), READ_AHEAD, offset)
+            self._buf_at = offset
+            frame = seg.parse_frame(self._buf, 0, offset, seq)
+            if frame is None and len(self._buf) >= seg.FRAME_HEADER_BYTES:
+                length = seg.frame_length(self._buf)
+                if seg.FRAME_HEADER_BYTES + length > len(self._buf) and length <= seg.MAX_PAYLOAD_BYTES:
+                    self._buf = os.pread(self._file.fileno(), seg.FRAME_HEADER_BYTES + length, offset)  # one larger entry
+                    frame = seg.parse_frame(self._buf, 0, offset, seq)
+        return frame
 
     def _lose_rest_of_segment(self) -> None:
         """A durable entry that does not read back: count it and the rest of its segment as corrupt
@@ -58,6 +91,7 @@ class QueueReader:
         end = self._segment_end()
         self._queue.skip_corrupt(self._seq, end)
         self._seq = end
+        self._durable = 0
         self._close()
 
     def _segment_end(self) -> int:
@@ -89,6 +123,7 @@ class QueueReader:
         if self._file is not None:
             self._file.close()
         self._file, self._segment = None, None
+        self._buf, self._buf_at = b"", 0
 
     def close(self) -> None:
         self._close()

@@ -17,10 +17,10 @@ from __future__ import annotations
 
 import os
 import struct
-import zlib
 from dataclasses import dataclass
-from typing import BinaryIO, Iterator, Optional, Tuple
+from typing import BinaryIO, Iterator, List, Optional, Tuple
 
+from shardflow.edge.crc import crc32
 from shardflow.edge.errors import QueueFormatError
 
 MAGIC = b"SFEDGEQ1"
@@ -48,7 +48,7 @@ def parse_segment_name(name: str) -> Optional[int]:
 
 def header_bytes(first_seq: int) -> bytes:
     head = struct.pack(">8sIIQ", MAGIC, FORMAT_VERSION, 0, first_seq)
-    return _HEADER.pack(MAGIC, FORMAT_VERSION, 0, first_seq, zlib.crc32(head)).ljust(HEADER_BYTES, b"\0")
+    return _HEADER.pack(MAGIC, FORMAT_VERSION, 0, first_seq, crc32(head)).ljust(HEADER_BYTES, b"\0")
 
 
 def read_header(f: BinaryIO, where: str) -> Optional[int]:
@@ -62,7 +62,7 @@ def read_header(f: BinaryIO, where: str) -> Optional[int]:
         if raw.count(0) == len(raw):
             return None  # allocated but never written
         raise QueueFormatError(f"{where} is not an edge queue segment (magic {magic!r})")
-    if zlib.crc32(raw[:24]) != crc:
+    if crc32(raw[:24]) != crc:
         return None
     if version != FORMAT_VERSION:
         raise QueueFormatError(f"{where} has queue format version {version}; this SDK reads {FORMAT_VERSION}")
@@ -78,8 +78,23 @@ def split_payload(payload: bytes) -> Tuple[bytes, bytes]:
     return bytes(payload[2:2 + n]), bytes(payload[2 + n:])
 
 
+def frame_parts(seq: int, time_ms: int, key: bytes, value) -> List:
+    """A frame as buffers for one ``pwritev``: header, key length and key, value. The value is not
+    copied into a payload first (at 64 KiB a copy is worth avoiding)."""
+    prefix = _KEY_LEN.pack(len(key)) + key
+    crc = crc32(value, crc32(prefix, crc32(struct.pack(">Qq", seq, time_ms))))
+    return [_FRAME.pack(len(prefix) + len(value), crc, seq, time_ms), prefix, value]
+
+
+def split_payload_view(payload) -> Tuple[bytes, memoryview]:
+    """Key and value of a payload, the value as a view of it (no copy)."""
+    view = memoryview(payload)
+    (n,) = _KEY_LEN.unpack_from(view)
+    return bytes(view[2:2 + n]), view[2 + n:]
+
+
 def frame_header(seq: int, time_ms: int, payload: bytes) -> bytes:
-    crc = zlib.crc32(payload, zlib.crc32(struct.pack(">Qq", seq, time_ms)))
+    crc = crc32(payload, crc32(struct.pack(">Qq", seq, time_ms)))
     return _FRAME.pack(len(payload), crc, seq, time_ms)
 
 
@@ -87,7 +102,7 @@ def frame_header(seq: int, time_ms: int, payload: bytes) -> bytes:
 class Frame:
     seq: int
     time_ms: int
-    payload: bytes
+    payload: bytes  # or a memoryview of the reader's buffer (parse_frame)
     offset: int  # where the frame starts in its segment
 
     @property
@@ -105,9 +120,29 @@ def read_frame(f: BinaryIO, offset: int, expected_seq: Optional[int]) -> Optiona
     if length > MAX_PAYLOAD_BYTES or (expected_seq is not None and seq != expected_seq):
         return None
     payload = f.read(length)
-    if len(payload) < length or zlib.crc32(payload, zlib.crc32(head[8:])) != crc:
+    if len(payload) < length or crc32(payload, crc32(head[8:])) != crc:
         return None
     return Frame(seq, time_ms, payload, offset)
+
+
+def frame_length(buf: bytes) -> int:
+    """The payload length a frame header at the start of ``buf`` claims."""
+    return _FRAME.unpack_from(buf)[0]
+
+
+def parse_frame(buf: bytes, at: int, offset: int, expected_seq: int) -> Optional[Frame]:
+    """The frame at ``buf[at:]`` (``offset`` in its segment), or None if ``buf`` does not hold a
+    whole valid frame there: read_frame on bytes already read."""
+    if len(buf) - at < FRAME_HEADER_BYTES:
+        return None
+    length, crc, seq, time_ms = _FRAME.unpack_from(buf, at)
+    end = at + FRAME_HEADER_BYTES + length
+    if seq != expected_seq or length > MAX_PAYLOAD_BYTES or end > len(buf):
+        return None
+    view = memoryview(buf)
+    if crc32(view[at + FRAME_HEADER_BYTES:end], crc32(view[at + 8:at + FRAME_HEADER_BYTES])) != crc:
+        return None
+    return Frame(seq, time_ms, view[at + FRAME_HEADER_BYTES:end], offset)  # a view of the buffer: no copy
 
 
 def scan(f: BinaryIO, first_seq: int) -> Iterator[Frame]:

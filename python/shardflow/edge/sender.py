@@ -15,14 +15,15 @@ import logging
 import os
 import threading
 import time
-from typing import Callable, Dict, Optional
+from typing import Callable, Dict, List, Optional, Tuple
 
 from shardflow.edge import wire
 from shardflow.edge.errors import RegistryAccessDenied, RegistryModeMismatch
+from shardflow.edge.horizon import ResendHorizon
 from shardflow.edge.queue import DurableQueue
 from shardflow.edge.reader import QueueReader
 from shardflow.edge.registry import RegistryUnavailable
-from shardflow.edge.segment import split_payload
+from shardflow.edge.segment import split_payload_view
 
 LOG = logging.getLogger(__name__)
 #: errors that only the record itself causes: it can never be delivered, so it is set aside
@@ -46,13 +47,20 @@ def kafka_settings(bootstrap: str, max_message_bytes: int, overrides: Optional[D
 class Sender:
 
     def __init__(self, queue: DurableQueue, topic: str, content_id: Callable[[], int],
-                 producer_factory: Callable[[], object], max_in_flight_bytes: int = 16 << 20):
+                 producer_factory: Callable[[], object], max_in_flight_bytes: int = 16 << 20,
+                 clock: Callable[[], float] = time.time, monotonic: Callable[[], float] = time.monotonic):
         self._queue = queue
         self._topic = topic
         self._content_id_source = content_id
         self._factory = producer_factory
         self._max_in_flight = max_in_flight_bytes
-        self._in_flight: Dict[int, int] = {}
+        self._in_flight: Dict[int, Tuple[int, float]] = {}  # seq -> (bytes, when produced), in seq order
+        self._in_flight_bytes = 0
+        self._first_produced: Dict[int, float] = {}  # seq -> when this process first produced it, until acknowledged
+        self._monotonic = monotonic
+        self._horizon = ResendHorizon(queue, queue.settings.resend_horizon, clock, monotonic)
+        self._expire_in_flight = False
+        self._acked: List[int] = []  # acknowledged since the last poll: marked done together
         self._gap = False
         self._stop = threading.Event()
         self.acknowledged = 0
@@ -67,6 +75,10 @@ class Sender:
     @property
     def in_flight(self) -> int:
         return len(self._in_flight)
+
+    @property
+    def expired(self) -> int:
+        return self._horizon.expired
 
     def stop(self, timeout: float) -> None:
         self._stop.set()
@@ -103,44 +115,63 @@ class Sender:
         """One producer from the first entry not done until stopped or an error may leave a gap."""
         producer = self._factory()
         reader = QueueReader(self._queue, self._queue.done_seq() + 1)
-        self._gap = False
+        self._gap = self._expire_in_flight = False
         try:
             while not self._stop.is_set() and not self._gap:
-                budget = self._max_in_flight - sum(self._in_flight.values())
+                budget = self._max_in_flight - self._in_flight_bytes
                 produced = 0
                 while budget > 0 and not self._gap:
                     frame = reader.next(timeout=0 if self._in_flight or produced else 0.05)
                     if frame is None:
                         break
-                    key, body = split_payload(frame.payload)
+                    key, body = split_payload_view(frame.payload)
+                    if not self._horizon.admit(frame, key, body):
+                        self._first_produced.pop(frame.seq, None)
+                        continue
                     self._produce(producer, frame.seq, key, wire.frame_value(content_id, body))
                     budget -= len(body)
                     produced += 1
                     if produced % 64 == 0:
-                        producer.poll(0)
-                producer.poll(0.005 if self._in_flight else 0)
+                        self._poll(producer, 0)
+                self._poll(producer, 0.005 if self._in_flight else 0)
+                if self._horizon.overdue(self._in_flight):
+                    self._expire_in_flight = self._gap = True
         finally:
             # What is in flight is awaited, so a new session never races an old one's deliveries. On
-            # stop it is abandoned after a short flush: it stays queued, a resend is a duplicate
-            # ingest-app drops.
+            # stop (or when it is overdue) it is abandoned after a short flush: it stays queued, and
+            # the broker holds a prefix of it in each partition, so resending from the first entry
+            # not done, in order, is safe: ingest-app drops what it already has.
             while self._in_flight:
-                if self._stop.is_set():
+                if self._stop.is_set() or self._expire_in_flight:
                     producer.flush(2.0)
                     producer.purge()
-                    producer.poll(0)
+                    self._poll(producer, 0)
                     self._in_flight.clear()
+                    self._in_flight_bytes = 0
                     break
-                producer.poll(0.1)
+                self._poll(producer, 0.1)
+            self._mark_acked()
             reader.close()
+
+    def _poll(self, producer, timeout: float) -> None:
+        producer.poll(timeout)  # runs the delivery callbacks
+        self._mark_acked()
+
+    def _mark_acked(self) -> None:
+        if self._acked:
+            acked, self._acked = self._acked, []
+            self._queue.ack_many(acked)
 
     def _produce(self, producer, seq: int, key: bytes, value: bytes) -> None:
         size = len(value)
 
         def delivered(err, msg, seq=seq):
-            self._in_flight.pop(seq, None)
+            if self._in_flight.pop(seq, None) is not None:
+                self._in_flight_bytes -= size
             if err is None:
                 self.acknowledged += 1
-                self._queue.ack(seq)
+                self._acked.append(seq)
+                self._first_produced.pop(seq, None)
             else:
                 self._failed(seq, err, key, value)
 
@@ -148,10 +179,11 @@ class Sender:
             try:
                 producer.produce(self._topic, value=value, key=key, headers=wire.sequence_headers(self._queue.queue_id, seq),
                                  on_delivery=delivered)
-                self._in_flight[seq] = size
+                self._in_flight[seq] = (size, self._first_produced.setdefault(seq, self._monotonic()))
+                self._in_flight_bytes += size
                 return
             except BufferError:
-                producer.poll(0.05)
+                self._poll(producer, 0.05)
 
     def _failed(self, seq: int, err, key: bytes, value: bytes) -> None:
         name = err.name() if hasattr(err, "name") else str(err)

@@ -137,3 +137,14 @@ def test_should_keep_pending_entries_and_never_reuse_a_seq_across_acks_and_reope
     q = DurableQueue(d, SMALL)
     assert q.append(b"k", b"v") == (max(appended) + 1 if appended else 1)
     q.close()
+
+
+@settings(max_examples=200, deadline=None)
+@given(data=st.binary(max_size=70000), start=st.integers(0, 2**32 - 1))
+def test_the_queues_crc32_should_be_zlibs_for_every_input(data, start):
+    # zlib-ng's when installed: it must give the very values the Java SDK (java.util.zip.CRC32) writes
+    import zlib
+
+    from shardflow.edge.crc import crc32
+    assert crc32(data, start) == zlib.crc32(data, start)
+    assert crc32(memoryview(data)[1:]) == zlib.crc32(data[1:])

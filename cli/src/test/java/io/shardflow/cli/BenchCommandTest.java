@@ -56,6 +56,7 @@ class BenchCommandTest {
         assertThat(out.resolve(BenchPlots.THROUGHPUT)).isNotEmptyFile();
         assertThat(out.resolve(BenchPlots.SEAL_LATENCY)).isNotEmptyFile();
         assertThat(out.resolve(BenchPlots.SINK_MEMORY)).isNotEmptyFile();
+        assertThat(Files.exists(out.resolve(BenchPlots.EDGE))).as("the edge plot, where the edge bench ran").isEqualTo(edgeScript);
         assertThat(run.err().lines()).anyMatch(l -> l.matches("p1-12KB pipeline commit: 400 samples done in [\\d.]+ s \\(\\d+ samples/s\\)"))
                 .noneMatch(l -> l.contains("\r"));
     }

@@ -84,7 +84,7 @@ public final class IngestApp implements ServiceMain.RunningService {
                 config.sampleLimits());
         IngestTopology.Settings topologySettings = new IngestTopology.Settings(config.topics(), config.sealLimits(),
                 config.dedupeWindow(), config.sealTick(), config.getLong(IngestConfig.SAMPLE_MAX_BYTES),
-                config.getLong(IngestConfig.DLQ_MAX_BYTES));
+                config.getLong(IngestConfig.DLQ_MAX_BYTES), config.queueSequenceHorizon());
         var topology = IngestTopology.build(topologySettings, () -> new SampleDecoder(SampleDeserializers.forRegistry(serdeSettings)), validator,
                 new IngestMetrics(meters));
 

@@ -26,6 +26,7 @@ public final class BenchPlots {
     public static final String THROUGHPUT = "throughput-vs-raw.png";
     public static final String SEAL_LATENCY = "seal-latency-cdf.png";
     public static final String SINK_MEMORY = "sink-memory-vs-shard-size.png";
+    public static final String EDGE = "edge-throughput-vs-raw.png";
     private static final String MB_PER_SECOND = "MB/s";
     private static final int WIDTH = 1000;
     private static final int HEIGHT = 600;
@@ -48,6 +49,11 @@ public final class BenchPlots {
         if (results.sinkMemory().stream().anyMatch(MemoryPoint::completed)) {
             written.add(save(sinkMemory(results.sinkMemory()), dir.resolve(SINK_MEMORY)));
         }
+        List<Measurement> edge = results.figures().stream()
+                .filter(row -> row.measured() && row.baseline() != null && "EDGE".equals(row.figure())).toList();
+        if (!edge.isEmpty()) {
+            written.add(save(edge(edge), dir.resolve(EDGE)));
+        }
         return written;
     }
 
@@ -59,6 +65,20 @@ public final class BenchPlots {
         List<String> cases = rates.stream().map(row -> row.figure() + " " + row.label() + " " + row.s3()).toList();
         chart.addSeries("shardflow", cases, rates.stream().map(Measurement::value).toList());
         chart.addSeries("raw baseline", cases, rates.stream().map(Measurement::baseline).toList());
+        return chart;
+    }
+
+    /** The edge SDK per way of sending and size: its rate over raw confluent-kafka's in the same run, beside the goal. */
+    static CategoryChart edge(List<Measurement> rows) {
+        CategoryChart chart = new CategoryChartBuilder().width(WIDTH).height(HEIGHT)
+                .title("Edge SDK: samples queued and delivered / raw confluent-kafka, same records, same run")
+                .yAxisTitle("ratio to raw").build();
+        chart.getStyler().setLegendPosition(Styler.LegendPosition.InsideNW);
+        chart.getStyler().setXAxisLabelRotation(20);
+        chart.getStyler().setYAxisMin(0.0);
+        List<String> cases = rows.stream().map(row -> row.label().replace("Python SDK ", "").replace(", then delivered", "")).toList();
+        chart.addSeries("ratio", cases, rows.stream().map(Measurement::ratio).toList());
+        chart.addSeries("goal", cases, rows.stream().map(row -> Double.parseDouble(row.goal().replace(">=", "").trim())).toList());
         return chart;
     }
 

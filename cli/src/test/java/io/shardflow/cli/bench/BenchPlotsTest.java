@@ -44,6 +44,24 @@ class BenchPlotsTest {
     }
 
     @Test
+    void shouldPlotTheEdgeSdksRatiosBesideTheirGoals() throws Exception {
+        BenchResults results = results(List.of(
+                Measurement.againstBaseline("EDGE", "Python SDK send(), durability fsync, then delivered, 64KiB", "s3proxy", 300, "samples/s",
+                        1000, "raw confluent-kafka", ">= 0.9", 0.9, null),
+                Measurement.againstBaseline("EDGE", "Python SDK send(), durability process, then delivered, 12KiB", "s3proxy", 5000,
+                        "samples/s", 8000, "raw confluent-kafka", ">= 0.7", 0.7, null),
+                Measurement.againstBaseline("EDGE-Q", "queue drain", "s3proxy", 10, "entries/s", 1, "SQLite", ">= 1", 1, null)),
+                List.of(), List.of());
+
+        List<Path> written = BenchPlots.write(results, dir);
+
+        assertThat(written).containsExactly(dir.resolve(BenchPlots.EDGE));
+        assertThat(distinctColours(ImageIO.read(written.get(0).toFile()))).isGreaterThan(2);
+        assertThat(BenchPlots.edge(results.figures().subList(0, 2)).getSeriesMap().get("goal").getYData())
+                .extracting(Number::doubleValue).containsExactly(0.9, 0.7);
+    }
+
+    @Test
     void shouldWriteNoPlotForWhichThereIsNoData() throws Exception {
         List<Path> written = BenchPlots.write(results(List.of(Measurement.notMeasured("P1", "x", "s3proxy", ">= 0.6", "failed")), List.of(),
                 List.of(new MemoryPoint("jhdf", 256, "-Xmx512m", "OutOfMemoryError", null, null))), dir);

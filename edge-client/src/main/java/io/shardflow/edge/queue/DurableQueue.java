@@ -2,18 +2,14 @@ package io.shardflow.edge.queue;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.time.Clock;
-import java.util.ArrayList;
-import java.util.HashSet;
+import java.time.Duration;
 import java.util.List;
-import java.util.Set;
-import java.util.stream.Stream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -22,15 +18,35 @@ import org.slf4j.LoggerFactory;
  * return once synced (one sync for all callers waiting at that moment), entries are marked done only
  * once the broker acknowledged them, whole segments go once every entry in them is done, and the
  * queue is bounded by the bytes of its files with a {@link Policy}. A failed write or sync (disk
- * full) throws with the files as they were before the call.
+ * full, EIO) throws with the files as they were before the call. This class is the API over its
+ * roles: the files ({@link SegmentLog}), the bound and its policy ({@link QueueBound}), the state of
+ * syncs ({@link GroupCommit}) and of delivery ({@link DeliveryProgress}).
  */
 public final class DurableQueue implements AutoCloseable {
 
     /** What a full queue does with a new entry. */
     public enum Policy { BLOCK, DROP_OLDEST, REJECT }
 
-    /** @param segmentBytes 0 for the default, maxBytes / 8 between 1 and 64 MiB */
-    public record Settings(long maxBytes, Policy policy, long segmentBytes, long blockTimeoutMs) {
+    /**
+     * @param segmentBytes    0 for the default, maxBytes / 8 between 1 and 64 MiB
+     * @param resendHorizonMs an entry that may have reached the broker before and was queued longer ago
+     *                        than this is set aside, never sent again (docs/EDGE-QUEUE.md, Resend horizon)
+     */
+    public record Settings(long maxBytes, Policy policy, long segmentBytes, long blockTimeoutMs, long resendHorizonMs) {
+
+        /** The default resend horizon: well inside ingest-app's {@code queue.sequence.horizon.ms} (30 days). */
+        public static final long RESEND_HORIZON_MS = Duration.ofDays(7).toMillis();
+
+        public Settings {
+            if (resendHorizonMs <= 0) {
+                throw new IllegalArgumentException("resendHorizonMs must be positive");
+            }
+        }
+
+        public Settings(long maxBytes, Policy policy, long segmentBytes, long blockTimeoutMs) {
+            this(maxBytes, policy, segmentBytes, blockTimeoutMs, RESEND_HORIZON_MS);
+        }
+
         public static Settings defaults() {
             return new Settings(1L << 30, Policy.BLOCK, 0, 30_000);
         }
@@ -41,6 +57,8 @@ public final class DurableQueue implements AutoCloseable {
         }
     }
 
+    /** How far the attempted mark runs ahead of what the sender produced (the Python SDK's ATTEMPT_STRIDE). */
+    static final long ATTEMPT_STRIDE = 1024;
     private static final Logger LOG = LoggerFactory.getLogger(DurableQueue.class);
 
     private final Path directory;
@@ -49,22 +67,17 @@ public final class DurableQueue implements AutoCloseable {
     private final FileChannel lockChannel;
     private final FileLock lock;
     private final String queueId;
-    private final QueueCursor cursor;
-    private final List<Segment> segments;
-    private final List<Path> spares = new ArrayList<>();
-    private final Set<Long> ackedAbove = new HashSet<>();
-    private final long cutBytes;
-    private FileChannel active;
-    private long nextSeq;
-    private long durable;
-    private long durableSize;
-    private boolean syncing;
-    private long epoch;
-    private long dropped;
-    private long corrupt;
+    private final SegmentLog log;
+    private final QueueBound bound;
+    private final DeliveryProgress progress;
+    private final GroupCommit commit;
     private boolean closed;
 
     public DurableQueue(Path directory, Settings settings, Clock clock) throws IOException {
+        this(directory, settings, clock, FileSync.DATA);
+    }
+
+    DurableQueue(Path directory, Settings settings, Clock clock, FileSync sync) throws IOException {
         this.directory = Files.createDirectories(directory);
         this.settings = settings;
         this.clock = clock;
@@ -74,20 +87,25 @@ public final class DurableQueue implements AutoCloseable {
             lockChannel.close();
             throw new QueueException("edge queue " + directory + " is open in another process");
         }
-        queueId = QueueCursor.loadOrCreateId(directory);
-        cursor = new QueueCursor(directory);
-        cursor.sync(true);
-        SegmentRecovery.Recovered found = SegmentRecovery.recover(directory, cursor.done());
-        segments = new ArrayList<>(found.segments());
-        cutBytes = found.cutBytes();
-        nextSeq = found.nextSeq();
-        durable = nextSeq - 1;
-        Segment last = segments.get(segments.size() - 1);
-        active = FileChannel.open(last.path, StandardOpenOption.WRITE);
-        durableSize = last.size;
-        try (Stream<Path> files = Files.list(directory)) {
-            files.filter(p -> p.getFileName().toString().startsWith("spare-")).sorted().forEach(spares::add);
+        QueueCursor cursor = null;
+        SegmentLog opened = null;
+        try {
+            queueId = QueueCursor.loadOrCreateId(directory);
+            cursor = new QueueCursor(directory, QueueCursor.CURSOR_FILE);
+            cursor.sync(true);
+            opened = new SegmentLog(directory, cursor.done(), sync);
+            progress = new DeliveryProgress(cursor, directory, opened.nextSeq());
+        } catch (IOException | RuntimeException e) {
+            // a queue that cannot open leaves nothing held: the next try must find the lock free
+            closeQuietly(opened, e);
+            closeQuietly(cursor, e);
+            lock.release();
+            lockChannel.close();
+            throw e;
         }
+        log = opened;
+        commit = new GroupCommit(directory, log, this);
+        bound = new QueueBound(directory, settings, log, cursor, commit::roll, progress::advance, this);
     }
 
     public String queueId() {
@@ -95,7 +113,11 @@ public final class DurableQueue implements AutoCloseable {
     }
 
     public long cutBytes() {
-        return cutBytes;
+        return log.cutBytes();
+    }
+
+    Settings settings() {
+        return settings;
     }
 
     /** Writes the entries (each {key, value}) and returns their seqs once they are durable. */
@@ -103,272 +125,127 @@ public final class DurableQueue implements AutoCloseable {
         long now = clock.millis();
         List<byte[]> payloads = entries.stream().map(e -> SegmentFormat.payload(e[0], e[1])).toList();
         long need = payloads.stream().mapToLong(p -> SegmentFormat.FRAME_HEADER_BYTES + (long) p.length).sum();
-        long[] seqs = new long[payloads.size()];
+        long[] seqs;
         long myEpoch;
         synchronized (this) {
             checkOpen();
-            makeRoom(need);
-            Segment last = segments.get(segments.size() - 1);
+            bound.makeRoom(need, this::checkOpen);
+            Segment last = log.last();
             if (last.endSeq > last.firstSeq && last.size + need > settings.segmentSize()) {
-                roll();
-                last = segments.get(segments.size() - 1);
+                commit.roll();
             }
-            long startSize = last.size;
-            long startSeq = nextSeq;
+            long startSize = log.last().size;
+            long startSeq = log.nextSeq();
             try {
-                for (int i = 0; i < payloads.size(); i++) {
-                    byte[] payload = payloads.get(i);
-                    ByteBuffer[] frame = {SegmentFormat.frameHeader(nextSeq, now, payload), ByteBuffer.wrap(payload)};
-                    long position = last.size;
-                    for (ByteBuffer part : frame) {
-                        while (part.hasRemaining()) {
-                            position += active.write(part, position);
-                        }
-                    }
-                    last.size = position;
-                    seqs[i] = nextSeq++;
-                    last.endSeq = nextSeq;
-                }
+                seqs = log.write(payloads, now);
             } catch (IOException e) {
-                undo(last, startSize, startSeq);
+                log.undo(startSize, startSeq);
                 throw new IOException("edge queue " + directory + ": cannot write " + need + " bytes (" + e.getMessage()
                         + "); nothing was queued", e);
             }
-            myEpoch = epoch;
+            myEpoch = commit.epoch();
         }
-        syncThrough(seqs[seqs.length - 1], myEpoch);
+        commit.syncThrough(seqs[seqs.length - 1], myEpoch);
         return seqs;
     }
 
-    private void undo(Segment last, long size, long seq) throws IOException {
-        active.truncate(size);
-        last.size = size;
-        last.endSeq = seq;
-        nextSeq = seq;
-    }
-
-    /** Group commit: one caller forces the file, outside the monitor, for every entry written so far. */
-    private void syncThrough(long seq, long myEpoch) throws IOException, InterruptedException {
-        while (true) {
-            FileChannel channel;
-            long upto;
-            long size;
-            synchronized (this) {
-                while (true) {
-                    if (durable >= seq) {
-                        return;
-                    }
-                    if (epoch != myEpoch) {
-                        throw new IOException("edge queue " + directory + ": sync failed; nothing of this call was queued");
-                    }
-                    if (!syncing) {
-                        break;
-                    }
-                    wait();
-                }
-                syncing = true;
-                upto = nextSeq - 1;
-                size = segments.get(segments.size() - 1).size;
-                channel = active;
-            }
-            IOException failure = null;
-            try {
-                channel.force(false);
-            } catch (IOException e) {
-                failure = e;
-            }
-            synchronized (this) {
-                syncing = false;
-                notifyAll();
-                if (failure != null) {
-                    // what was written since the last good sync is in doubt: cut it, fail its callers
-                    undo(segments.get(segments.size() - 1), durableSize, durable + 1);
-                    epoch++;
-                    throw new IOException("edge queue " + directory + ": sync failed (" + failure.getMessage()
-                            + "); nothing of this call was queued", failure);
-                }
-                durable = Math.max(durable, upto);
-                durableSize = size;
-            }
-        }
-    }
-
-    private void roll() throws IOException, InterruptedException {
-        while (syncing) {
-            wait();
-        }
-        Segment last = segments.get(segments.size() - 1);
-        active.truncate(last.size);
-        active.force(false);
-        durable = nextSeq - 1;
-        durableSize = last.size;
-        Path spare = spares.isEmpty() ? null : spares.remove(spares.size() - 1);
-        Segment created = SegmentRecovery.create(directory, nextSeq, spare);
-        active.close();
-        segments.add(created);
-        active = FileChannel.open(created.path, StandardOpenOption.WRITE);
-        durableSize = created.size;
-    }
-
     public synchronized long bytesOnDisk() {
-        return diskBytes();
-    }
-
-    private long diskBytes() {
-        long spareBytes = 0;
-        for (Path p : spares) {
-            spareBytes += p.toFile().length();
-        }
-        return segments.stream().mapToLong(s -> s.size).sum() + spareBytes;
-    }
-
-    private void makeRoom(long need) throws IOException, InterruptedException {
-        if (need > settings.maxBytes() / 2) {
-            throw new QueueException("an append of " + need + " bytes is over half the queue's maxBytes (" + settings.maxBytes() + ")");
-        }
-        long deadline = System.nanoTime() + settings.blockTimeoutMs() * 1_000_000L;
-        while (diskBytes() + need > settings.maxBytes()) {
-            if (!spares.isEmpty()) {
-                Files.deleteIfExists(spares.remove(spares.size() - 1));
-            } else if (!reclaim() && !(settings.policy() == Policy.DROP_OLDEST && dropOldest())) {
-                long left = deadline - System.nanoTime();
-                if (settings.policy() != Policy.BLOCK || left <= 0) {
-                    throw new QueueException("edge queue " + directory + " holds " + diskBytes() + " bytes of maxBytes "
-                            + settings.maxBytes() + " (policy " + settings.policy() + "); " + need + " more do not fit");
-                }
-                wait(Math.max(1, Math.min(left / 1_000_000L, 1000)));
-                checkOpen();
-            }
-        }
-    }
-
-    private boolean reclaim() throws IOException, InterruptedException {
-        long done = cursor.done();
-        Segment last = segments.get(segments.size() - 1);
-        if (segments.size() == 1 && last.endSeq > last.firstSeq && last.endSeq - 1 <= done) {
-            roll();
-        }
-        List<Segment> doomed = segments.subList(0, segments.size() - 1).stream().filter(s -> s.endSeq - 1 <= done).toList();
-        if (doomed.isEmpty()) {
-            return false;
-        }
-        cursor.sync(false); // never delete entries the durable cursor does not yet cover
-        for (Segment s : doomed) {
-            if (spares.size() < 2 && diskBytes() + s.size <= settings.maxBytes()) {
-                Path spare = directory.resolve(String.format("spare-%020d.log", s.firstSeq));
-                Files.move(s.path, spare);
-                spares.add(spare);
-            } else {
-                Files.delete(s.path);
-            }
-            segments.remove(s);
-        }
-        return true;
-    }
-
-    private boolean dropOldest() throws IOException, InterruptedException {
-        if (segments.size() == 1) {
-            Segment last = segments.get(0);
-            if (last.endSeq == last.firstSeq) {
-                return false;
-            }
-            roll();
-        }
-        Segment oldest = segments.get(0);
-        long count = Math.max(0, oldest.endSeq - Math.max(oldest.firstSeq, cursor.done() + 1));
-        dropped += count;
-        LOG.warn("edge queue {} full (maxBytes {}): dropping {} oldest entries, seqs up to {}", directory, settings.maxBytes(), count,
-                oldest.endSeq - 1);
-        advance(oldest.endSeq - 1);
-        return reclaim();
+        return log.diskBytes();
     }
 
     /** The broker acknowledged {@code seq}: the done cursor moves over every contiguous acknowledged seq. */
     public synchronized void ack(long seq) {
-        if (closed || seq <= cursor.done()) {
-            return;
+        if (!closed && progress.acknowledge(seq)) {
+            afterDoneMoved();
         }
-        ackedAbove.add(seq);
-        moveDone();
     }
 
     /** Entries the reader cannot read back (bad CRC in a synced segment): counted as lost. */
     synchronized void skipCorrupt(long from, long to) {
-        long start = Math.max(from, cursor.done() + 1);
         LOG.error("edge queue {}: entries {}..{} are corrupt on disk and cannot be sent", directory, from, to - 1);
-        for (long s = start; s < to; s++) {
-            ackedAbove.add(s);
-            corrupt++;
+        if (progress.skipCorrupt(from, to)) {
+            afterDoneMoved();
         }
-        moveDone();
     }
 
-    private void moveDone() {
-        long done = cursor.done();
-        while (ackedAbove.contains(done + 1)) {
-            done++;
-        }
-        if (done > cursor.done()) {
-            try {
-                advance(done);
-                if (segments.size() > 1 && segments.get(0).endSeq - 1 <= done) {
-                    reclaim();
-                }
-            } catch (IOException e) {
-                throw new UncheckedIOException("edge queue " + directory + ": cannot move the done cursor", e);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
+    /** Once the done cursor moved: segments wholly done go, and waiters (a blocked append) look again. */
+    private void afterDoneMoved() {
+        try {
+            if (log.segments().size() > 1 && log.segments().get(0).endSeq - 1 <= progress.done()) {
+                bound.reclaim();
             }
-            notifyAll();
+        } catch (IOException e) {
+            throw new UncheckedIOException("edge queue " + directory + ": cannot delete done segments", e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
-    }
-
-    private void advance(long done) throws IOException {
-        cursor.advance(done);
-        ackedAbove.removeIf(s -> s <= done);
+        notifyAll();
     }
 
     synchronized void sealActive(long firstSeq) throws IOException, InterruptedException {
-        if (segments.get(segments.size() - 1).firstSeq == firstSeq) {
-            roll();
+        if (log.last().firstSeq == firstSeq) {
+            commit.roll();
         }
     }
 
+    /** The highest seq the sender may ever have produced (file {@code attempted}). */
+    public synchronized long attemptedSeq() {
+        return progress.attempted();
+    }
+
+    /**
+     * Raises the attempted mark to {@code seq} and up to {@link #ATTEMPT_STRIDE} synced entries beyond
+     * and syncs it; the sender calls it before it produces {@code seq}. Returns the mark.
+     */
+    synchronized long markAttempted(long seq) throws IOException {
+        return progress.markAttempted(Math.max(seq, Math.min(commit.durable(), seq + ATTEMPT_STRIDE - 1)));
+    }
+
     public synchronized long doneSeq() {
-        return cursor.done();
+        return progress.done();
     }
 
     public synchronized long durableSeq() {
-        return durable;
+        return commit.durable();
     }
 
     /** Entries queued and not yet done. */
     public synchronized long pending() {
-        return durable - cursor.done();
+        return commit.durable() - progress.done();
     }
 
     public synchronized long dropped() {
-        return dropped;
+        return bound.dropped();
     }
 
     public synchronized long corrupt() {
-        return corrupt;
+        return progress.corrupt();
     }
 
     synchronized List<Segment> segments() {
-        return segments.stream().map(Segment::copy).toList();
+        return log.segments().stream().map(Segment::copy).toList();
     }
 
     /** Waits up to {@code timeoutMs} for an entry after {@code seq} to be durable; returns the durable seq. */
     synchronized long awaitDurableAfter(long seq, long timeoutMs) throws InterruptedException {
-        if (durable <= seq && !closed && timeoutMs > 0) {
+        if (commit.durable() <= seq && !closed && timeoutMs > 0) {
             wait(timeoutMs);
         }
-        return durable;
+        return commit.durable();
     }
 
     public Path directory() {
         return directory;
+    }
+
+    private static void closeQuietly(AutoCloseable resource, Exception cause) {
+        if (resource != null) {
+            try {
+                resource.close();
+            } catch (Exception e) {
+                cause.addSuppressed(e);
+            }
+        }
     }
 
     private void checkOpen() {
@@ -384,8 +261,8 @@ public final class DurableQueue implements AutoCloseable {
         }
         closed = true;
         notifyAll();
-        active.close();
-        cursor.close();
+        log.close();
+        progress.close();
         lock.release();
         lockChannel.close();
     }

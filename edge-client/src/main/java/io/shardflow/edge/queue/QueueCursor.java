@@ -13,19 +13,25 @@ import java.util.UUID;
 
 /**
  * The done seq ({@code cursor}: two 32-byte slots of generation u64, done seq i64, CRC-32 written in
- * turn, the valid one with the highest generation wins) and the queue id ({@code queue.id}: 32 hex
- * digits), as the Python SDK keeps them (docs/EDGE-QUEUE.md).
+ * turn, the valid one with the highest generation wins), the attempted mark ({@code attempted}, the
+ * same two slots: the highest seq the sender may ever have produced, synced before it produces past
+ * it) and the queue id ({@code queue.id}: 32 hex digits), as the Python SDK keeps them
+ * (docs/EDGE-QUEUE.md).
  */
 final class QueueCursor implements AutoCloseable {
 
     static final int SLOT_BYTES = 32;
+    static final String CURSOR_FILE = "cursor";
+    static final String ATTEMPTED_FILE = "attempted";
     private final FileChannel channel;
+    private final boolean existed;
     private long generation;
     private long done;
     private boolean dirty;
 
-    QueueCursor(Path directory) throws IOException {
-        channel = FileChannel.open(directory.resolve("cursor"), StandardOpenOption.CREATE, StandardOpenOption.READ,
+    QueueCursor(Path directory, String name) throws IOException {
+        existed = Files.exists(directory.resolve(name));
+        channel = FileChannel.open(directory.resolve(name), StandardOpenOption.CREATE, StandardOpenOption.READ,
                 StandardOpenOption.WRITE);
         if (channel.size() < 2 * SLOT_BYTES) {
             channel.write(ByteBuffer.allocate((int) (2 * SLOT_BYTES - channel.size())), channel.size());
@@ -45,6 +51,11 @@ final class QueueCursor implements AutoCloseable {
 
     long done() {
         return done;
+    }
+
+    /** Whether the file was there before this opened it. */
+    boolean existed() {
+        return existed;
     }
 
     void advance(long newDone) throws IOException {

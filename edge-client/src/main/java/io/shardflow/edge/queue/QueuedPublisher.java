@@ -16,6 +16,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 import org.apache.avro.io.BinaryEncoder;
 import org.apache.avro.io.DecoderFactory;
@@ -51,16 +52,29 @@ public final class QueuedPublisher implements AutoCloseable {
     private final Supplier<Producer<byte[], byte[]>> producers;
     private final AvroKafkaSerializer<Sample> serializer;
     private final Map<Long, Integer> inFlight = new ConcurrentHashMap<>();
+    /** seq to when this process first produced it ({@code nanoTime}), until acknowledged: for the resend horizon. */
+    private final Map<Long, Long> firstProduced = new ConcurrentHashMap<>();
+    private final ResendHorizon horizon;
+    private final LongSupplier nanoTime;
     private final Thread sender;
     private volatile boolean stopping;
     private volatile boolean gap;
+    private volatile boolean overdue;
     private volatile Throwable fatal;
 
     QueuedPublisher(DurableQueue queue, String topic, Supplier<Producer<byte[], byte[]>> producers, AvroKafkaSerializer<Sample> serializer) {
+        this(queue, topic, producers, serializer, Clock.systemUTC(), System::nanoTime);
+    }
+
+    /** @param clock the device clock entries' ages are read by; {@code nanoTime} times what is in flight */
+    QueuedPublisher(DurableQueue queue, String topic, Supplier<Producer<byte[], byte[]>> producers, AvroKafkaSerializer<Sample> serializer,
+                    Clock clock, LongSupplier nanoTime) {
         this.queue = queue;
         this.topic = topic;
         this.producers = producers;
         this.serializer = serializer;
+        this.nanoTime = nanoTime;
+        this.horizon = new ResendHorizon(queue, queue.settings().resendHorizonMs(), clock, nanoTime);
         this.sender = new Thread(this::deliver, "shardflow-edge-sender");
         sender.setDaemon(true);
         sender.start();
@@ -116,19 +130,38 @@ public final class QueuedPublisher implements AutoCloseable {
         return queue;
     }
 
+    /** Entries set aside by the resend horizon since start (in {@code expired/} of the queue directory). */
+    public long expired() {
+        return horizon.expired();
+    }
+
     private void deliver() {
         int contentId = -1;
         while (!stopping) {
             Producer<byte[], byte[]> producer = producers.get();
             gap = false;
+            overdue = false;
+            long nextOverdueCheck = nanoTime.getAsLong();
             try (QueueReader reader = new QueueReader(queue, queue.doneSeq() + 1)) {
                 while (!stopping && !gap) {
+                    if (nanoTime.getAsLong() - nextOverdueCheck >= 0) {
+                        nextOverdueCheck = nanoTime.getAsLong() + 1_000_000_000L;
+                        if (horizon.overdue(inFlight.keySet(), firstProduced)) {
+                            overdue = true;
+                            gap = true;
+                            break;
+                        }
+                    }
                     if (inFlight.values().stream().mapToLong(Integer::longValue).sum() > MAX_IN_FLIGHT_BYTES) {
                         Thread.sleep(5);
                         continue;
                     }
                     Optional<SegmentFormat.Frame> frame = reader.next(50);
                     if (frame.isEmpty()) {
+                        continue;
+                    }
+                    if (!horizon.admit(frame.get())) {
+                        firstProduced.remove(frame.get().seq());
                         continue;
                     }
                     byte[] body = frame.get().value();
@@ -142,9 +175,12 @@ public final class QueuedPublisher implements AutoCloseable {
                             Thread.sleep(1000); // an outage: the registry is asked again
                         }
                     }
+                    if (contentId < 0) {
+                        break; // stopping before the registry answered: nothing framed without its content id
+                    }
                     produce(producer, frame.get().seq(), frame.get().key(), frame(contentId, body));
                 }
-                while (!inFlight.isEmpty() && !stopping) {
+                while (!inFlight.isEmpty() && !stopping && !overdue) {
                     Thread.sleep(10); // a new session never races the old one's deliveries
                 }
             } catch (InterruptedException e) {
@@ -155,7 +191,9 @@ public final class QueuedPublisher implements AutoCloseable {
                 LOG.error("edge sender stopped", e);
                 return;
             } finally {
-                producer.close(java.time.Duration.ofSeconds(stopping ? 1 : 30));
+                // overdue: abandoned at once; the broker holds a prefix of it per partition, and the next
+                // session sets it aside rather than send it again
+                producer.close(java.time.Duration.ofSeconds(overdue ? 0 : stopping ? 1 : 30));
                 inFlight.clear();
             }
         }
@@ -180,9 +218,11 @@ public final class QueuedPublisher implements AutoCloseable {
         headers.add("shardflow.queue", queue.queueId().getBytes(StandardCharsets.US_ASCII));
         headers.add("shardflow.seq", Long.toString(seq).getBytes(StandardCharsets.US_ASCII));
         inFlight.put(seq, value.length);
+        firstProduced.putIfAbsent(seq, nanoTime.getAsLong());
         producer.send(new ProducerRecord<>(topic, null, key, value, headers), (metadata, error) -> {
             inFlight.remove(seq);
             if (error == null) {
+                firstProduced.remove(seq);
                 queue.ack(seq);
             } else if (error instanceof RecordTooLargeException || error instanceof InvalidRecordException) {
                 LOG.error("edge sender: the broker refuses sample {} ({}); it cannot be delivered", new String(key, StandardCharsets.UTF_8),

@@ -37,6 +37,9 @@ public final class IngestConfig extends AbstractConfig {
     public static final String SHARD_MAX_AGE_MS = "shard.max.age.ms";
     public static final String SAMPLES_RETENTION_MARGIN_MS = "samples.retention.margin.ms";
     public static final String DEDUPE_WINDOW_MS = "dedupe.window.ms";
+    public static final String QUEUE_SEQUENCE_HORIZON_MS = "queue.sequence.horizon.ms";
+    /** 30 days: well above the edge SDKs' default resend horizon (7 days), for devices' clock error. */
+    public static final long DEFAULT_QUEUE_SEQUENCE_HORIZON_MS = 30L * 24 * 3_600_000;
     public static final String SEAL_TICK_MS = "seal.tick.ms";
     public static final String SAMPLE_MAX_BYTES = "sample.max.bytes";
     public static final String STATE_DIR = "state.dir";
@@ -77,6 +80,11 @@ public final class IngestConfig extends AbstractConfig {
                             + " retention.bytes")
             .define(DEDUPE_WINDOW_MS, Type.LONG, 3_600_000L, Range.atLeast(1), Importance.MEDIUM,
                     "a (deviceId, sampleId) pair seen again within this window of broker time is a duplicate")
+            .define(QUEUE_SEQUENCE_HORIZON_MS, Type.LONG, DEFAULT_QUEUE_SEQUENCE_HORIZON_MS, Range.atLeast(3_600_000L), Importance.MEDIUM,
+                    "a device queue's highest seq (headers shardflow.queue/shardflow.seq) is forgotten once nothing of that queue"
+                            + " arrived in a partition for this long (broker time). Keep it above the edge SDKs' resend_horizon"
+                            + " (7 days by default) by more than the devices' clock error: a queue never resends an entry queued"
+                            + " longer ago than that (docs/EDGE-QUEUE.md)")
             .define(SEAL_TICK_MS, Type.LONG, 1_000L, Range.between(10, 60_000), Importance.LOW,
                     "how often open shards are checked for age")
             .define(SAMPLE_MAX_BYTES, Type.LONG, DEFAULT_SAMPLE_MAX_BYTES, Range.atLeast(1), Importance.MEDIUM,
@@ -133,6 +141,10 @@ public final class IngestConfig extends AbstractConfig {
 
     public Duration dedupeWindow() {
         return Duration.ofMillis(getLong(DEDUPE_WINDOW_MS));
+    }
+
+    public Duration queueSequenceHorizon() {
+        return Duration.ofMillis(getLong(QUEUE_SEQUENCE_HORIZON_MS));
     }
 
     public Duration sealTick() {

@@ -52,6 +52,7 @@ final class IngestProcessor implements Processor<byte[], byte[], byte[], byte[]>
     private final Duration tickInterval;
     private final long maxRecordBytes;
     private final DeadLetters deadLetters;
+    private final Duration queueSequenceHorizon;
 
     private ProcessorContext<byte[], byte[]> context;
     /** The last spec seen and its fingerprint: the spec source hands out the same instance until it reloads. */
@@ -62,7 +63,8 @@ final class IngestProcessor implements Processor<byte[], byte[], byte[], byte[]>
     private SequenceFilter resends;
 
     IngestProcessor(SampleDecoder decoder, SampleValidator validator, SealPolicy sealPolicy, IngestMetrics metrics,
-                    Duration dedupeWindow, Duration tickInterval, long maxRecordBytes, DeadLetters deadLetters) {
+                    Duration dedupeWindow, Duration tickInterval, long maxRecordBytes, DeadLetters deadLetters,
+                    Duration queueSequenceHorizon) {
         this.decoder = decoder;
         this.validator = validator;
         this.sealPolicy = sealPolicy;
@@ -71,6 +73,7 @@ final class IngestProcessor implements Processor<byte[], byte[], byte[], byte[]>
         this.tickInterval = tickInterval;
         this.maxRecordBytes = maxRecordBytes;
         this.deadLetters = deadLetters;
+        this.queueSequenceHorizon = queueSequenceHorizon;
     }
 
     @Override
@@ -78,8 +81,11 @@ final class IngestProcessor implements Processor<byte[], byte[], byte[], byte[]>
         this.context = context;
         this.lanes = context.getStateStore(IngestTopology.LANE_STORE);
         this.duplicates = new DuplicateFilter(context.getStateStore(IngestTopology.DEDUPE_STORE), dedupeWindow);
-        this.resends = new SequenceFilter(context.getStateStore(IngestTopology.QUEUE_SEQUENCE_STORE));
+        this.resends = new SequenceFilter(context.getStateStore(IngestTopology.QUEUE_SEQUENCE_STORE), queueSequenceHorizon);
         context.schedule(tickInterval, PunctuationType.WALL_CLOCK_TIME, this::sealAgedShards);
+        // On stream time (broker append time, as the entries' last-seen times): a partition that
+        // receives nothing expires nothing, and nothing expires early after a pause of this process.
+        context.schedule(sweepInterval(queueSequenceHorizon), PunctuationType.STREAM_TIME, this::expireQueuePositions);
     }
 
     /**
@@ -133,7 +139,7 @@ final class IngestProcessor implements Processor<byte[], byte[], byte[], byte[]>
         }
         // A resend from a device's queue, however late (SequenceFilter); both filters record what they see.
         boolean resend = position.isPresent()
-                && resends.isResend(sample.getDataset(), sample.getVersion(), sample.getDeviceId(), position.get());
+                && resends.isResend(sample.getDataset(), sample.getVersion(), sample.getDeviceId(), position.get(), record.timestamp());
         // The record timestamp is broker append time: see DuplicateFilter.
         boolean duplicate = duplicates.isDuplicate(sample.getDataset(), sample.getVersion(), sample.getDeviceId(),
                 sample.getSampleId(), record.timestamp());
@@ -186,6 +192,18 @@ final class IngestProcessor implements Processor<byte[], byte[], byte[], byte[]>
             lastSpec = spec;
         }
         return lastFingerprint;
+    }
+
+    /** A tenth of the horizon, between a second and an hour: an entry lives at most that much past it. */
+    static Duration sweepInterval(Duration horizon) {
+        return Duration.ofMillis(Math.max(1_000, Math.min(3_600_000, horizon.toMillis() / 10)));
+    }
+
+    private void expireQueuePositions(long streamTime) {
+        int expired = resends.expire(streamTime);
+        if (expired > 0) {
+            LOG.info("forgot {} device queue positions idle for longer than {} in lane {}", expired, queueSequenceHorizon, lane());
+        }
     }
 
     private void sealAgedShards(long now) {

@@ -1,5 +1,6 @@
 package io.shardflow.ingest.topology;
 
+import io.shardflow.ingest.dedupe.QueuePosition;
 import io.shardflow.ingest.lane.LaneStateSerde;
 import io.shardflow.ingest.seal.SealPolicy;
 import io.shardflow.ingest.validate.SampleDecoder;
@@ -28,7 +29,10 @@ public final class IngestTopology {
      * (its changelog is simply no longer read), at the cost of forgetting one window of ids on upgrade.
      */
     public static final String DEDUPE_STORE = "seen-device-sample-ids";
-    /** Keyed by (dataset, version, deviceId, queue id): the highest queue seq seen ({@code SequenceFilter}). */
+    /**
+     * Keyed by (dataset, version, deviceId, queue id): the highest queue seq seen and when
+     * ({@code SequenceFilter}, values {@code QueuePosition}); idle entries expire after the horizon.
+     */
     public static final String QUEUE_SEQUENCE_STORE = "device-queue-sequences";
 
     private IngestTopology() {
@@ -38,11 +42,12 @@ public final class IngestTopology {
     }
 
     /**
-     * @param maxRecordBytes     larger encoded records are dead-lettered unread, as oversize
-     * @param maxDeadLetterBytes largest dead letter written; see {@link DeadLetters}
+     * @param maxRecordBytes       larger encoded records are dead-lettered unread, as oversize
+     * @param maxDeadLetterBytes   largest dead letter written; see {@link DeadLetters}
+     * @param queueSequenceHorizon how long a device queue's position is kept with nothing new from it
      */
     public record Settings(Topics topics, SealPolicy sealPolicy, Duration dedupeWindow, Duration tickInterval, long maxRecordBytes,
-                           long maxDeadLetterBytes) {
+                           long maxDeadLetterBytes, Duration queueSequenceHorizon) {
     }
 
     public static Topology build(Settings settings, Supplier<SampleDecoder> decoders, SampleValidator validator,
@@ -52,7 +57,7 @@ public final class IngestTopology {
                 settings.topics().samples());
         topology.addProcessor(PROCESSOR, () -> new IngestProcessor(decoders.get(), validator, settings.sealPolicy(), metrics,
                 settings.dedupeWindow(), settings.tickInterval(), settings.maxRecordBytes(),
-                new DeadLetters(settings.maxDeadLetterBytes())), SOURCE);
+                new DeadLetters(settings.maxDeadLetterBytes()), settings.queueSequenceHorizon()), SOURCE);
         // Cached: a lane's state changes with every record but only its last value per commit matters, so
         // the changelog gets one record per lane per commit instead of one per sample (flushed inside the
         // same exactly-once transaction as the assignments).
@@ -64,7 +69,7 @@ public final class IngestTopology {
                 Serdes.String(), Serdes.Long()), PROCESSOR);
         // Cached like the lanes: only the last value per commit reaches the changelog, inside the same transaction.
         topology.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(QUEUE_SEQUENCE_STORE),
-                Serdes.String(), Serdes.Long()).withCachingEnabled(), PROCESSOR);
+                Serdes.String(), new QueuePosition.StoreSerde()).withCachingEnabled(), PROCESSOR);
         topology.addSink(ASSIGNMENTS_SINK, settings.topics().assignments(), Serdes.ByteArray().serializer(),
                 Serdes.ByteArray().serializer(), PROCESSOR);
         topology.addSink(DLQ_SINK, settings.topics().deadLetters(), Serdes.ByteArray().serializer(),

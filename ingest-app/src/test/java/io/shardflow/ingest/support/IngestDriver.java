@@ -9,6 +9,7 @@ import io.apicurio.registry.serde.config.SerdeConfig;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.shardflow.dataset.layout.ShardId;
 import io.shardflow.dataset.spec.DatasetSpec;
+import io.shardflow.ingest.config.IngestConfig;
 import io.shardflow.ingest.seal.SealLimits;
 import io.shardflow.app.spec.SpecSource;
 import io.shardflow.ingest.topology.IngestMetrics;
@@ -59,18 +60,23 @@ public final class IngestDriver implements AutoCloseable {
 
     /** Settings of one driver; {@link #defaults} are small enough to hit every limit cheaply. */
     public record Options(SealLimits seal, SampleLimits sampleLimits, long maxRecordBytes, long maxDeadLetterBytes,
-                          SpecSource specs) {
+                          SpecSource specs, Duration queueSequenceHorizon) {
 
         public static Options defaults(SealLimits seal) {
-            return new Options(seal, SampleLimits.withMaxSampleBytes(1 << 20), 4096, 1 << 20, testCatalog());
+            return new Options(seal, SampleLimits.withMaxSampleBytes(1 << 20), 4096, 1 << 20, testCatalog(),
+                    Duration.ofMillis(IngestConfig.DEFAULT_QUEUE_SEQUENCE_HORIZON_MS));
         }
 
         public Options withSpecs(SpecSource other) {
-            return new Options(seal, sampleLimits, maxRecordBytes, maxDeadLetterBytes, other);
+            return new Options(seal, sampleLimits, maxRecordBytes, maxDeadLetterBytes, other, queueSequenceHorizon);
         }
 
         public Options withMaxRecordBytes(long records, long deadLetters) {
-            return new Options(seal, sampleLimits, records, deadLetters, specs);
+            return new Options(seal, sampleLimits, records, deadLetters, specs, queueSequenceHorizon);
+        }
+
+        public Options withQueueSequenceHorizon(Duration horizon) {
+            return new Options(seal, sampleLimits, maxRecordBytes, maxDeadLetterBytes, specs, horizon);
         }
     }
 
@@ -79,7 +85,7 @@ public final class IngestDriver implements AutoCloseable {
         deserializer = new AvroKafkaDeserializer<>(registry);
         deserializer.configure(Map.of(SerdeConfig.REGISTRY_URL, "http://unused", AvroSerdeConfig.USE_SPECIFIC_AVRO_READER, true), false);
         var topology = IngestTopology.build(new IngestTopology.Settings(TOPICS, options.seal(), Duration.ofHours(1),
-                        Duration.ofMillis(100), options.maxRecordBytes(), options.maxDeadLetterBytes()),
+                        Duration.ofMillis(100), options.maxRecordBytes(), options.maxDeadLetterBytes(), options.queueSequenceHorizon()),
                 () -> new SampleDecoder(deserializer), new SampleValidator(options.specs(), options.sampleLimits()),
                 new IngestMetrics(new SimpleMeterRegistry()));
         Properties props = new Properties();
@@ -131,6 +137,11 @@ public final class IngestDriver implements AutoCloseable {
     public void pipe(String key, byte[] value, org.apache.kafka.common.header.Headers headers, Instant timestamp) {
         piped.add(value);
         samples.pipeInput(new TestRecord<>(key.getBytes(StandardCharsets.UTF_8), value, headers, timestamp));
+    }
+
+    /** The queue-sequence store, as the processor sees it: what the tests inspect. */
+    public org.apache.kafka.streams.state.KeyValueStore<String, io.shardflow.ingest.dedupe.QueuePosition> queuePositions() {
+        return driver.getKeyValueStore(IngestTopology.QUEUE_SEQUENCE_STORE);
     }
 
     public void advanceWallClockTime(Duration duration) {

@@ -38,9 +38,9 @@ import org.junit.jupiter.api.io.TempDir;
  * python/tests_edge_integration} then (1) publishes a sample that edge-client published just before,
  * and this test compares the two records on the samples topic byte for byte; (2) resends a queue's
  * entries after three dedupe windows (ingest-app runs with a 2-second window), which ingest-app must
- * still drop; (3) kills the producing process with SIGKILL at random points at least 50 times while
- * this test stops and restarts the broker, and checks from the shards that every sample whose
- * {@code send} returned is in the dataset exactly once, whole.
+ * still drop; (3) kills the producing process with SIGKILL at random points 50 times per queue
+ * durability ("fsync" and "process") while this test stops and restarts the broker, and checks from
+ * the shards that every sample whose {@code send} returned is in the dataset exactly once, whole.
  */
 class PythonEdgeProducerTest {
 
@@ -75,7 +75,7 @@ class PythonEdgeProducerTest {
                 System.out.println(run.output());
                 System.out.println("broker outages: " + outages.count());
                 assertThat(run.exitCode()).as("pytest exit code; its output is above").isZero();
-                assertThat(run.output()).containsPattern("3 passed").doesNotContain("skipped");
+                assertThat(run.output()).containsPattern("4 passed").doesNotContain("skipped");
                 assertThat(outages.count()).as("the broker was stopped and restarted during the kills").isGreaterThanOrEqualTo(2);
                 assertThat(ingest.isAlive()).isTrue();
                 assertThat(sink.isAlive()).isTrue();
@@ -126,7 +126,7 @@ class PythonEdgeProducerTest {
         assertThat(python.partition()).as("the same key goes to the same partition from either SDK").isEqualTo(java.partition());
     }
 
-    /** Stops and restarts the broker (down 4-7 s, up 4-8 s) between the Python side's outages-on and outages-off. */
+    /** Stops and restarts the broker (down 4-7 s, up 4-8 s) between the Python side's outages-on and outages-off, each round. */
     private static final class BrokerOutages extends Thread {
         private final TestStack stack;
         private final Path control;
@@ -143,17 +143,22 @@ class PythonEdgeProducerTest {
         @Override
         public void run() {
             try {
-                while (!finished && !Files.exists(control.resolve("outages-on"))) {
-                    Thread.sleep(200);
+                while (!finished) { // one round per crash test (one per durability)
+                    while (!finished && !Files.exists(control.resolve("outages-on"))) {
+                        Thread.sleep(200);
+                    }
+                    while (!finished && !Files.exists(control.resolve("outages-off"))) {
+                        Thread.sleep(ThreadLocalRandom.current().nextLong(4_000, 8_000));
+                        stack.servers().stop(Role.BROKER);
+                        count.incrementAndGet();
+                        Thread.sleep(ThreadLocalRandom.current().nextLong(4_000, 7_000));
+                        stack.servers().start(Role.BROKER);
+                    }
+                    Files.writeString(control.resolve("broker-stable"), "up");
+                    while (!finished && Files.exists(control.resolve("outages-off"))) {
+                        Thread.sleep(200); // the Python side removes the round's files, outages-on first
+                    }
                 }
-                while (!finished && !Files.exists(control.resolve("outages-off"))) {
-                    Thread.sleep(ThreadLocalRandom.current().nextLong(4_000, 8_000));
-                    stack.servers().stop(Role.BROKER);
-                    count.incrementAndGet();
-                    Thread.sleep(ThreadLocalRandom.current().nextLong(4_000, 7_000));
-                    stack.servers().start(Role.BROKER);
-                }
-                Files.writeString(control.resolve("broker-stable"), "up");
             } catch (Exception e) {
                 throw new IllegalStateException("broker outage thread failed", e);
             }
