@@ -4,12 +4,15 @@ import java.time.Duration;
 
 /**
  * One thing the gateway cannot serve without (the broker, the schema registry), as last seen: up or
- * down, and when to probe it next. Evidence from real traffic counts as much as a probe: a record
+ * down, and when to probe it next. It is down after {@value #FAILURES_TO_DOWN} probes in a row found
+ * it silent (one slow answer on a busy machine is not an outage). Evidence from real traffic counts as much as a probe: a record
  * acknowledged proves the broker works, so a busy gateway probes nothing; a failed delivery asks for
  * a probe at once. A dependency found down is probed again after a backoff that doubles up to
  * {@code maxBackoff}, so a broken dependency is not hammered by every gateway instance.
  */
 final class Dependency {
+
+    static final int FAILURES_TO_DOWN = 2;
 
     private final String name;
     private final DependencyProbe probe;
@@ -79,10 +82,10 @@ final class Dependency {
             if (failure == null) {
                 proven(after);
             } else {
-                up = false;
                 lastFailure = failure;
                 long backoff = Math.min(maxBackoffNanos, firstBackoffNanos << Math.min(failures, 20));
                 failures++;
+                up = up && failures < FAILURES_TO_DOWN;
                 nextProbeNanos = after + backoff;
             }
             return wasUp != up;

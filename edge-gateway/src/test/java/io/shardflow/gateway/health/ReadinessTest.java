@@ -41,21 +41,37 @@ class ReadinessTest {
     }
 
     @Test
-    void shouldTurnNotReadyWhenAFailedDeliveryIsConfirmedByAProbeAndReadyWhenItAnswersAgain() {
+    void shouldTurnNotReadyWhenAFailedDeliveryIsConfirmedByTwoProbesAndReadyWhenItAnswersAgain() {
         broker.down.set(true);
         readiness.brokerFailed();
         assertThat(readiness.isReady()).as("one failed delivery alone proves nothing").isTrue();
+        readiness.tick();
+        assertThat(broker.calls.get()).as("a failed delivery asks for a probe at once").isEqualTo(1);
+        assertThat(readiness.isReady()).as("one slow probe is not an outage").isTrue();
+        advance(Duration.ofSeconds(1));
         readiness.tick();
         assertThat(readiness.isReady()).isFalse();
         assertThat(readiness.brokerUp()).isFalse();
         assertThat(readiness.registryUp()).isTrue();
 
         broker.down.set(false);
-        advance(Duration.ofMillis(999));
+        advance(Duration.ofMillis(1999));
         readiness.tick();
         assertThat(readiness.isReady()).as("not probed again before its backoff").isFalse();
         advance(Duration.ofMillis(1));
         readiness.tick();
+        assertThat(readiness.isReady()).isTrue();
+    }
+
+    @Test
+    void shouldStayReadyThroughOneFailedProbe() {
+        registry.down.set(true);
+        advance(Duration.ofSeconds(5));
+        readiness.tick();
+        registry.down.set(false);
+        advance(Duration.ofSeconds(1));
+        readiness.tick();
+        assertThat(registry.calls.get()).isEqualTo(2);
         assertThat(readiness.isReady()).isTrue();
     }
 
@@ -79,6 +95,8 @@ class ReadinessTest {
     void shouldCountAnAcknowledgedRecordAsProofEvenWhileAProbeSaidDown() {
         broker.down.set(true);
         readiness.brokerFailed();
+        readiness.tick();
+        advance(Duration.ofSeconds(1));
         readiness.tick();
         assertThat(readiness.isReady()).isFalse();
         readiness.acknowledged();
