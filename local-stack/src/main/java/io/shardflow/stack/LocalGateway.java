@@ -102,12 +102,18 @@ public final class LocalGateway {
         return process;
     }
 
-    /** Starts a detached gateway for the stack recorded in {@code stackDir}, and records it. */
+    /**
+     * Starts a detached gateway for the stack recorded in {@code stackDir}, and records it. On a
+     * secure stack it also accepts JWTs of the stack's Keycloak ({@link #identityProviderSettings}).
+     */
     public static Recorded startDetached(StackState state, int port, Duration timeout) {
         Path stackDir = Path.of(state.workDir());
         StackEndpoints endpoints = StackEndpoints.of(state);
-        ServiceProcess process = ServiceProcess.start(NAME, GatewayApp.class.getName(), settings(endpoints, stackDir, port),
-                stackDir.resolve("gateway"), ServiceProcess.DEFAULT_JVM_OPTIONS, List.of(), true);
+        Map<String, String> settings = settings(endpoints, stackDir, port);
+        // a secure stack's devices may also be Keycloak clients of their own (docs/HTTP-GATEWAY.md, OIDC / JWT)
+        settings.putAll(identityProviderSettings(endpoints, "client_id"));
+        ServiceProcess process = ServiceProcess.start(NAME, GatewayApp.class.getName(), settings, stackDir.resolve("gateway"),
+                ServiceProcess.DEFAULT_JVM_OPTIONS, List.of(), true);
         awaitListening(process, port, timeout);
         Recorded recorded = new Recorded(process.pid(), port, url(endpoints, port), process.log().toString());
         try {
