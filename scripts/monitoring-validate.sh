@@ -6,10 +6,11 @@
 #   3. k8s/monitoring/check_kit.py: dashboard schema and layout, PromQL, every metric registered by
 #      the code (docs/reference/metrics.md), a runbook page per alert, the PrometheusRule in sync
 #   4. each deliberate mistake in a copy of the kit is rejected (the checks bite)
-#   5. live: a local pipeline (stack, ingest-app, shard-sink) and a Prometheus on 127.0.0.1 scraping it
-#      with the rules loaded; k8s/monitoring/check_live.py finds every metric the kit uses in the scrape,
-#      every rule evaluated, every dashboard query with data, and the dead-letter alert pending for the
-#      dead letters published on purpose
+#   5. live: a local pipeline (stack, ingest-app, shard-sink, edge-gateway) and a Prometheus on
+#      127.0.0.1 scraping it with the rules loaded; k8s/monitoring/check_live.py finds every metric the
+#      kit uses in the scrape, every rule evaluated, every dashboard query with data, and the dead-letter
+#      alert pending for the dead letters published on purpose (samples also go through the gateway:
+#      accepted, one refused for its shape, one without credentials)
 # promtool and prometheus come from Debian's `prometheus` package (installed if missing, as root);
 # the Python tools from scripts/lib/docs-venv.sh.
 # Usage: scripts/monitoring-validate.sh [--write] [--no-live]
@@ -88,6 +89,7 @@ mistakes=(
   "k8s/monitoring/prometheus/shardflow-alerts.yml|docs/runbook/ShardflowSinkBackpressure.md|docs/runbook/backpressure.md|an alert whose runbook annotation names another page|runbook annotation must be"
   "docs/runbook/ShardflowSamplesLost.md|## What not to do|## Do not|a runbook page without its 'What not to do' section|no '## What not to do' section"
   "docs/runbook/index.md|[ShardflowSinkLagHigh](ShardflowSinkLagHigh.md)|ShardflowSinkLagHigh|a runbook index that misses an alert|does not link ShardflowSinkLagHigh.md"
+  "k8s/monitoring/prometheus/shardflow-alerts.yml|shardflow_gateway_requests_total{status=~\"5..\"}|shardflow_gateway_requests_total{status!=\"200\"}|a gateway error alert that counts apps' 4xx refusals|alertname: ShardflowGatewayErrorRatioHigh"
 )
 echo "== monitoring: each deliberate mistake must be rejected =="
 for mistake in "${mistakes[@]}"; do
@@ -122,6 +124,8 @@ scrape_configs:
     static_configs: [{targets: ['${INGEST#http://}']}]
   - job_name: shard-sink
     static_configs: [{targets: ['${SINK#http://}']}]
+  - job_name: edge-gateway
+    static_configs: [{targets: ['${GATEWAY#http://}']}]
 YML
   prometheus --config.file="$work/prometheus.yml" --storage.tsdb.path="$work/tsdb" \
     --web.listen-address="127.0.0.1:$prom_port" >"$work/prometheus.log" 2>&1 &
@@ -133,6 +137,27 @@ YML
     --label label --author monitoring-validate --description "monitoring kit check: wrong shape on purpose" >/dev/null
   SHARDFLOW_PROGRESS=off "$ROOT/bin/shardflow" publish --dataset monitoring --version v1 --count 600 >/dev/null
   SHARDFLOW_PROGRESS=off "$ROOT/bin/shardflow" publish --dataset monitoring --version v2 --count 100 >/dev/null
+  # through the HTTP gateway: accepted samples, one of the wrong shape (422), one without a token (401)
+  token=$("$ROOT/bin/shardflow" gateway token create --device monitoring-phone --dataset monitoring)
+  gateway_post() { # body-file [token]
+    curl -s -o /dev/null -w '%{http_code}' -X POST "$GATEWAY_URL/v1/datasets/monitoring/versions/v1/samples" \
+      -H 'Content-Type: application/json' ${2:+-H "Authorization: Bearer $2"} --data-binary "@$1"
+  }
+  sample_json() { # file n shape: a monitoring/v1 sample of image float32[shape] (v1 wants 3x32x32)
+    "$PY" -c '
+import base64, json, math, sys
+path, n, shape = sys.argv[1], int(sys.argv[2]), [int(d) for d in sys.argv[3].split("x")]
+image = {"dtype": "float32", "shape": shape, "data": base64.b64encode(bytes(4 * math.prod(shape))).decode()}
+label = {"dtype": "int64", "data": base64.b64encode(n.to_bytes(8, "little")).decode()}
+json.dump({"sample_id": f"gateway-{n}", "tensors": {"image": image, "label": label}}, open(path, "w"))' "$@"
+  }
+  for n in 0 1 2 3 4; do
+    sample_json "$work/sample-$n.json" "$n" 3x32x32
+    [[ $(gateway_post "$work/sample-$n.json" "$token") == 200 ]] || { echo "the gateway did not accept sample $n"; exit 1; }
+  done
+  sample_json "$work/wrong-shape.json" 5 3x8x8
+  [[ $(gateway_post "$work/wrong-shape.json" "$token") == 422 ]] || { echo "the gateway did not refuse the wrong shape with 422"; exit 1; }
+  [[ $(gateway_post "$work/sample-0.json") == 401 ]] || { echo "the gateway did not refuse a request without a token"; exit 1; }
   (cd "$KIT" && "$PY" check_live.py "http://127.0.0.1:$prom_port" --timeout 300 --expect-pending ShardflowDeadLetterRateHigh:reason=SHAPE_MISMATCH) \
     || { echo "---- prometheus log ----"; tail -n 20 "$work/prometheus.log"; exit 1; }
 fi

@@ -2,7 +2,7 @@
 
 usage: check_live.py PROMETHEUS_URL [--timeout SECONDS] [--expect-pending ALERT:LABEL=VALUE ...]
 
-1. Both jobs' targets are up.
+1. Every job's target is up (ingest-app, shard-sink, edge-gateway).
 2. Every metric name the rules and dashboards use is among the series Prometheus holds (the Kafka
    client meters of a partition appear within a minute of its assignment, so this waits for them).
 3. Every rule was evaluated without error.
@@ -19,7 +19,7 @@ import urllib.request
 
 import kit
 
-JOBS = {"ingest-app", "shard-sink"}
+JOBS = {"ingest-app", "shard-sink", "edge-gateway"}
 
 
 def api(base, path, **params):

@@ -11,10 +11,17 @@ import io.shardflow.app.S3Config;
 import io.shardflow.app.ServiceConfig;
 import io.shardflow.app.ServiceMain;
 import io.shardflow.app.StartupChecks;
+import io.shardflow.app.StartupException;
 import io.shardflow.dataset.store.ObjectStore;
 import io.shardflow.dataset.store.S3ObjectStore;
 import io.shardflow.edge.EdgePublisher;
+import io.shardflow.gateway.auth.IdentityProviderUnavailable;
+import io.shardflow.gateway.auth.JwtAuthenticator;
+import io.shardflow.gateway.config.AuthSettings;
 import io.shardflow.gateway.config.GatewayConfig;
+import io.shardflow.gateway.health.BrokerProbe;
+import io.shardflow.gateway.health.Readiness;
+import io.shardflow.gateway.health.RegistryProbe;
 import io.shardflow.gateway.http.GatewayHttp;
 import io.shardflow.gateway.http.GatewayServer;
 import io.shardflow.gateway.parse.AvroSamples;
@@ -23,6 +30,7 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import org.slf4j.Logger;
@@ -30,8 +38,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The edge-gateway process: {@code GatewayApp [config.properties]}, settings also from
- * SHARDFLOW_* environment variables. Checks the broker, registry and object store at start (exit 2
- * naming the setting when one cannot be reached), then serves the API until SIGTERM, when it stops
+ * SHARDFLOW_* environment variables. Checks the broker, registry, object store and, when JWTs are
+ * accepted, the identity provider's keys at start (exit 2 naming the setting when one cannot be
+ * reached), then serves the API until SIGTERM, when it stops
  * taking requests, lets those in hand finish within {@code shutdown.timeout.ms} and flushes the
  * producer: every request it answered 2xx is acknowledged by the broker.
  */
@@ -43,12 +52,14 @@ public final class GatewayApp implements ServiceMain.RunningService {
     private final SamplePublisher publisher;
     private final MetricsEndpoint metricsEndpoint;
     private final ObjectStore store;
+    private final List<AutoCloseable> probes;
     private final Duration shutdownTimeout;
     private final CountDownLatch stopped = new CountDownLatch(1);
 
     private GatewayApp(GatewayServer server, SamplePublisher publisher, MetricsEndpoint metricsEndpoint, ObjectStore store,
-                       Duration shutdownTimeout) {
+                       List<AutoCloseable> probes, Duration shutdownTimeout) {
         this.server = server;
+        this.probes = probes;
         this.shutdownTimeout = shutdownTimeout;
         this.publisher = publisher;
         this.metricsEndpoint = metricsEndpoint;
@@ -72,7 +83,8 @@ public final class GatewayApp implements ServiceMain.RunningService {
         checks.objectStore(store, config.s3().endpoint(), S3Config.ENDPOINT, S3Config.BUCKET);
         checks.kafka(config.bootstrapServers(), config.kafkaClientSettings(), GatewayConfig.BOOTSTRAP_SERVERS);
         String registryUrl = config.getString(GatewayConfig.REGISTRY_URL);
-        checks.registry(registryUrl, RegistryConfig.sslContext(config), RegistryConfig.basicAuthorization(config), GatewayConfig.REGISTRY_URL);
+        checks.registry(registryUrl, config, GatewayConfig.REGISTRY_URL);
+        JwtAuthenticator jwts = config.auth().jwtEnabled() ? checkedJwts(config.auth()) : null;
 
         Map<String, Object> producer = new HashMap<>(config.kafkaClientSettings());
         producer.putAll(RegistryConfig.serdeSettings(config, registryUrl));
@@ -83,12 +95,36 @@ public final class GatewayApp implements ServiceMain.RunningService {
 
         MetricsEndpoint endpoint = ServiceConfig.startEndpoint(config, config.getInt(GatewayConfig.METRICS_PORT));
         MeterRegistry meters = endpoint != null ? endpoint.registry() : new SimpleMeterRegistry();
-        GatewayServer server = GatewayHttp.create(config, store, publisher, meters, Clock.systemUTC(), TimeMeter.SYSTEM_NANOTIME).start();
+        Duration probeTimeout = Duration.ofMillis(config.getLong(GatewayConfig.READY_PROBE_TIMEOUT_MS));
+        BrokerProbe brokerProbe = new BrokerProbe(config.bootstrapServers(), config.kafkaClientSettings(), probeTimeout);
+        Readiness readiness = new Readiness(brokerProbe, new RegistryProbe(registryUrl, RegistryConfig.sslContext(config), probeTimeout),
+                Duration.ofMillis(config.getLong(GatewayConfig.READY_PROBE_INTERVAL_MS)),
+                Duration.ofMillis(config.getLong(GatewayConfig.READY_PROBE_MAX_BACKOFF_MS)), System::nanoTime).bind(meters);
+        publisher.observe(readiness);
+        GatewayServer server = GatewayHttp.create(config, store, publisher, jwts, meters, Clock.systemUTC(), TimeMeter.SYSTEM_NANOTIME)
+                .start();
+        readiness.start();
         if (endpoint != null) {
-            endpoint.readiness(() -> true); // ready once listening: outages are answered 503 per request, with Retry-After
+            // Ready while the broker and the registry answer (docs/HTTP-GATEWAY.md, Health): a gateway that could
+            // only answer 503 takes no traffic from the load balancer.
+            endpoint.readiness(readiness::isReady);
         }
         LOG.info("edge-gateway started: port {} ({}), producing to {}", server.port(), config.tls(), config.getString(GatewayConfig.TOPIC_SAMPLES));
-        return new GatewayApp(server, publisher, endpoint, store, ServiceConfig.shutdownTimeout(config));
+        return new GatewayApp(server, publisher, endpoint, store, List.of(readiness, brokerProbe), ServiceConfig.shutdownTimeout(config));
+    }
+
+    /** The JWT verifier, once the identity provider's keys were fetched: without them no device JWT could be checked. */
+    private static JwtAuthenticator checkedJwts(AuthSettings auth) {
+        JwtAuthenticator jwts = new JwtAuthenticator(auth);
+        try {
+            int keys = jwts.fetchKeys();
+            LOG.info("JWTs of {} for audience {} are accepted; {} signing keys fetched", auth.issuer(), auth.audience(), keys);
+        } catch (IdentityProviderUnavailable e) {
+            String key = auth.jwksFile().isEmpty() ? AuthSettings.JWKS_URL : AuthSettings.JWKS_FILE;
+            throw new StartupException(key, "cannot use the identity provider's keys at "
+                    + (auth.jwksFile().isEmpty() ? auth.jwksUrl() : auth.jwksFile()) + ": " + e.getMessage());
+        }
+        return jwts;
     }
 
     public int port() {
@@ -106,6 +142,9 @@ public final class GatewayApp implements ServiceMain.RunningService {
     public void close() {
         try {
             server.close(shutdownTimeout);
+            for (AutoCloseable probe : probes) {
+                probe.close();
+            }
             publisher.close();
             if (store instanceof AutoCloseable closeable) {
                 closeable.close();

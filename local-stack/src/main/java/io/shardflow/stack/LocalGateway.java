@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.shardflow.app.KafkaClientConfig;
 import io.shardflow.app.S3Config;
 import io.shardflow.gateway.GatewayApp;
+import io.shardflow.gateway.config.AuthSettings;
 import io.shardflow.gateway.config.GatewayConfig;
 import io.shardflow.gateway.config.TlsSettings;
 import java.io.IOException;
@@ -32,6 +33,8 @@ public final class LocalGateway {
 
     public static final String NAME = "edge-gateway";
     static final String STATE_FILE = "gateway.json";
+    /** The audience a device's JWT must carry for the gateway (a Keycloak audience mapper puts it in). */
+    public static final String JWT_AUDIENCE = "shardflow-gateway";
     private static final ObjectMapper JSON = new ObjectMapper();
 
     private LocalGateway() {
@@ -48,6 +51,8 @@ public final class LocalGateway {
         settings.put(GatewayConfig.BOOTSTRAP_SERVERS, stack.bootstrapServers());
         settings.put(GatewayConfig.REGISTRY_URL, stack.registryUrl());
         stack.clientConfig(StackPrincipal.EDGE).ifPresent(file -> settings.put(KafkaClientConfig.CLIENT_CONFIG, file.toString()));
+        // the registry behind OIDC: the gateway's start-up probe and its serde authenticate as the edge client (read-only)
+        settings.putAll(stack.registrySettings(IdentityClient.EDGE));
         settings.put(S3Config.ENDPOINT, stack.s3Endpoint());
         settings.put(S3Config.ACCESS_KEY, stack.s3AccessKey());
         settings.put(S3Config.SECRET_KEY, stack.s3SecretKey());
@@ -59,6 +64,25 @@ public final class LocalGateway {
             settings.put(TlsSettings.KEYSTORE_LOCATION, StackSecurity.gatewayKeyStore(stackDir).toString());
             settings.put(TlsSettings.KEYSTORE_PASSWORD_FILE, StackSecurity.gatewayKeyStorePassword(stackDir).toString());
         }
+        return settings;
+    }
+
+    /**
+     * Settings that make the gateway accept JWTs of a secure stack's identity provider (Keycloak) for
+     * audience {@value #JWT_AUDIENCE}: its JWKS fetched over TLS trusting the stack's CA, the device
+     * named by {@code deviceClaim} ({@code client_id} when each device is a client of its own);
+     * empty for a plain stack.
+     */
+    public static Map<String, String> identityProviderSettings(StackEndpoints stack, String deviceClaim) {
+        if (stack.issuer() == null) {
+            return Map.of();
+        }
+        Map<String, String> settings = new LinkedHashMap<>();
+        settings.put(AuthSettings.JWKS_URL, stack.issuer() + "/protocol/openid-connect/certs");
+        settings.put(AuthSettings.JWKS_CA, stack.caCertificate().toString());
+        settings.put(AuthSettings.ISSUER, stack.issuer());
+        settings.put(AuthSettings.AUDIENCE, JWT_AUDIENCE);
+        settings.put(AuthSettings.DEVICE_CLAIM, deviceClaim);
         return settings;
     }
 
@@ -78,12 +102,18 @@ public final class LocalGateway {
         return process;
     }
 
-    /** Starts a detached gateway for the stack recorded in {@code stackDir}, and records it. */
+    /**
+     * Starts a detached gateway for the stack recorded in {@code stackDir}, and records it. On a
+     * secure stack it also accepts JWTs of the stack's Keycloak ({@link #identityProviderSettings}).
+     */
     public static Recorded startDetached(StackState state, int port, Duration timeout) {
         Path stackDir = Path.of(state.workDir());
         StackEndpoints endpoints = StackEndpoints.of(state);
-        ServiceProcess process = ServiceProcess.start(NAME, GatewayApp.class.getName(), settings(endpoints, stackDir, port),
-                stackDir.resolve("gateway"), ServiceProcess.DEFAULT_JVM_OPTIONS, List.of(), true);
+        Map<String, String> settings = settings(endpoints, stackDir, port);
+        // a secure stack's devices may also be Keycloak clients of their own (docs/HTTP-GATEWAY.md, OIDC / JWT)
+        settings.putAll(identityProviderSettings(endpoints, "client_id"));
+        ServiceProcess process = ServiceProcess.start(NAME, GatewayApp.class.getName(), settings, stackDir.resolve("gateway"),
+                ServiceProcess.DEFAULT_JVM_OPTIONS, List.of(), true);
         awaitListening(process, port, timeout);
         Recorded recorded = new Recorded(process.pid(), port, url(endpoints, port), process.log().toString());
         try {

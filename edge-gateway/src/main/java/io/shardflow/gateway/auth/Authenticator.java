@@ -50,6 +50,10 @@ public final class Authenticator {
         } catch (ObjectStoreException e) {
             LOG.warn("token store unavailable: {}", e.getMessage());
             return AuthOutcome.refused(AuthOutcome.Kind.UNAVAILABLE, "the token store cannot be reached");
+        } catch (IdentityProviderUnavailable e) {
+            // not counted as a failure: the token may be valid, and its device is told to retry
+            LOG.warn("JWT not checked: {}", e.getMessage());
+            return AuthOutcome.refused(AuthOutcome.Kind.PROVIDER_UNAVAILABLE, "the identity provider's keys cannot be fetched now; retry");
         }
         if (device.isEmpty()) {
             return fail(clientAddress, "the bearer token is not valid (unknown, revoked, expired or malformed)");

@@ -46,6 +46,9 @@ public final class GatewayConfig extends AbstractConfig {
     public static final String SPEC_CACHE_MAX_ENTRIES = "spec.cache.max.entries";
     public static final String IDEMPOTENCY_TTL_MS = "idempotency.ttl.ms";
     public static final String IDEMPOTENCY_MAX_BYTES = "idempotency.max.bytes";
+    public static final String READY_PROBE_INTERVAL_MS = "ready.probe.interval.ms";
+    public static final String READY_PROBE_TIMEOUT_MS = "ready.probe.timeout.ms";
+    public static final String READY_PROBE_MAX_BACKOFF_MS = "ready.probe.max.backoff.ms";
 
     public static final ConfigDef DEFINITION = new ConfigDef()
             .define(BOOTSTRAP_SERVERS, Type.LIST, ConfigDef.NO_DEFAULT_VALUE, ConfigDef.ValidList.anyNonDuplicateValues(false, false),
@@ -93,7 +96,13 @@ public final class GatewayConfig extends AbstractConfig {
             .define(IDEMPOTENCY_TTL_MS, Type.LONG, 24 * 3_600_000L, Range.atLeast(1_000), Importance.LOW,
                     "how long the answer to a request with an Idempotency-Key is kept for its retries (on this instance)")
             .define(IDEMPOTENCY_MAX_BYTES, Type.LONG, 64L << 20, Range.atLeast(1L << 20), Importance.LOW,
-                    "memory the kept answers may use; the oldest go first");
+                    "memory the kept answers may use; the oldest go first")
+            .define(READY_PROBE_INTERVAL_MS, Type.LONG, 5_000L, Range.between(100, 300_000), Importance.LOW,
+                    "/ready: how long the broker or registry may go without proof (an acknowledged record, or a probe) before it is probed")
+            .define(READY_PROBE_TIMEOUT_MS, Type.LONG, 3_000L, Range.between(100, 60_000), Importance.LOW,
+                    "/ready: how long a probe of the broker or registry may take before it counts as down")
+            .define(READY_PROBE_MAX_BACKOFF_MS, Type.LONG, 15_000L, Range.between(100, 600_000), Importance.LOW,
+                    "/ready: the longest wait between probes of a dependency that is down (the wait doubles from 1 s up to this)");
 
     static {
         S3Config.define(DEFINITION);

@@ -27,12 +27,13 @@ public final class GatewayHttp {
     private GatewayHttp() {
     }
 
-    public static GatewayServer create(GatewayConfig config, ObjectStore store, SamplePublisher publisher, MeterRegistry meters,
-                                       Clock clock, TimeMeter time) {
+    /** @param jwts the JWT verifier, null when JWTs are not accepted */
+    public static GatewayServer create(GatewayConfig config, ObjectStore store, SamplePublisher publisher, JwtAuthenticator jwts,
+                                       MeterRegistry meters, Clock clock, TimeMeter time) {
         RequestLimits limits = config.requestLimits();
         var auth = config.auth();
         Authenticator authenticator = new Authenticator(new TokenAuthenticator(new TokenStore(store, clock), clock, auth.tokenCache()),
-                auth.jwtEnabled() ? new JwtAuthenticator(auth) : null, new FailureLimiter(config.quotas().authFailuresPerMinute(), time));
+                jwts, new FailureLimiter(config.quotas().authFailuresPerMinute(), time));
         CatalogSpecSource specs = new CatalogSpecSource(new DatasetCatalog(store), clock,
                 Duration.ofMillis(config.getLong(GatewayConfig.SPEC_MISS_CACHE_MS)), config.getLong(GatewayConfig.SPEC_CACHE_MAX_ENTRIES));
         var sampleLimits = config.sampleLimits();

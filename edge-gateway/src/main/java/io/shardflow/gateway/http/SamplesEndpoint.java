@@ -192,6 +192,8 @@ public final class SamplesEndpoint {
             case AUTHENTICATED -> outcome.device();
             case THROTTLED -> throw new Refused(Problem.of(429, "TOO_MANY_AUTH_FAILURES", outcome.detail()).retryAfter(outcome.retryAfter()));
             case UNAVAILABLE -> throw new Refused(Problem.of(503, "STORE_UNAVAILABLE", outcome.detail()).retryAfter(Duration.ofSeconds(2)));
+            case PROVIDER_UNAVAILABLE -> throw new Refused(Problem.of(503, "IDP_UNAVAILABLE", outcome.detail())
+                    .retryAfter(Duration.ofSeconds(2)));
             case FORBIDDEN -> throw new BadRequest(403, "CERTIFICATE_MISMATCH", outcome.detail());
             case UNAUTHENTICATED -> throw new BadRequest(401, "UNAUTHENTICATED", outcome.detail());
         };

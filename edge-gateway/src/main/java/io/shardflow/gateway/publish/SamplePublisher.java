@@ -21,9 +21,15 @@ import org.apache.kafka.common.errors.RecordTooLargeException;
 public final class SamplePublisher implements AutoCloseable {
 
     private final EdgePublisher publisher;
+    private volatile PublishObserver observer = PublishObserver.NONE;
 
     public SamplePublisher(EdgePublisher publisher) {
         this.publisher = publisher;
+    }
+
+    /** Who hears what each delivery says about the broker and the registry (readiness). */
+    public void observe(PublishObserver observer) {
+        this.observer = observer;
     }
 
     /** One delivery per sample, in order. Never throws for a broker or registry failure: it is in the delivery. */
@@ -49,14 +55,18 @@ public final class SamplePublisher implements AutoCloseable {
         for (CompletableFuture<RecordMetadata> future : sent) {
             deliveries.add(await(future, deadline));
         }
+        if (!deliveries.isEmpty() && deliveries.get(deliveries.size() - 1).acknowledged()) {
+            observer.acknowledged();
+        }
         return deliveries;
     }
 
-    private static Delivery await(CompletableFuture<RecordMetadata> future, long deadline) {
+    private Delivery await(CompletableFuture<RecordMetadata> future, long deadline) {
         try {
             RecordMetadata metadata = future.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
             return Delivery.acknowledged(metadata.partition(), metadata.offset());
         } catch (TimeoutException e) {
+            observer.brokerFailed();
             return Delivery.failed("no acknowledgement from the broker in time", false);
         } catch (ExecutionException e) {
             return failure(e.getCause());
@@ -66,7 +76,7 @@ public final class SamplePublisher implements AutoCloseable {
         }
     }
 
-    private static Delivery failure(Throwable cause) {
+    private Delivery failure(Throwable cause) {
         if (cause instanceof RecordTooLargeException) {
             return Delivery.failed("the record is larger than the topic accepts", true);
         }
@@ -74,9 +84,11 @@ public final class SamplePublisher implements AutoCloseable {
         for (Throwable t = cause; t != null; t = t.getCause()) {
             if (t.getClass().getName().startsWith("io.apicurio") || t instanceof java.net.ConnectException
                     || t instanceof java.net.http.HttpConnectTimeoutException) {
+                observer.registryFailed();
                 return Delivery.failed("the schema registry cannot be reached (" + what + ")", false);
             }
         }
+        observer.brokerFailed();
         return Delivery.failed("the broker did not acknowledge the record (" + what + ")", false);
     }
 

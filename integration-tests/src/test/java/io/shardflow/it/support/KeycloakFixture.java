@@ -101,6 +101,16 @@ public final class KeycloakFixture {
      * {@code tokenLifetime} (Keycloak counts whole seconds). Returns its secret.
      */
     public String createClient(String clientId, List<String> realmRoles, List<String> audiences, Duration tokenLifetime) {
+        return createClient(clientId, realmRoles, audiences, tokenLifetime, Map.of());
+    }
+
+    /**
+     * As above, and every access token of the client carries {@code jsonClaims}: claim name to a JSON
+     * value (e.g. {@code "shardflow_datasets" -> "[\"phones\"]"}), put in by Keycloak's hardcoded-claim
+     * mapper, so the claim is signed by Keycloak like the rest.
+     */
+    public String createClient(String clientId, List<String> realmRoles, List<String> audiences, Duration tokenLifetime,
+                               Map<String, String> jsonClaims) {
         String admin = adminToken();
         byte[] random = new byte[18];
         new SecureRandom().nextBytes(random);
@@ -116,6 +126,10 @@ public final class KeycloakFixture {
             mapper.putObject("config").put("included.custom.audience", audience).put("access.token.claim", "true")
                     .put("id.token.claim", "false");
         }
+        jsonClaims.forEach((name, json) -> mappers.addObject().put("name", "claim-" + name).put("protocol", "openid-connect")
+                .put("protocolMapper", "oidc-hardcoded-claim-mapper").putObject("config").put("claim.name", name).put("claim.value", json)
+                .put("jsonType.label", "JSON").put("access.token.claim", "true").put("id.token.claim", "false")
+                .put("userinfo.token.claim", "false"));
         String realmApi = idp.baseUrl() + "/admin/realms/" + idp.realm();
         expect(201, adminCall(admin, realmApi + "/clients", "POST", client.toString()), "create client " + clientId);
         String id = read(expect(200, adminCall(admin, realmApi + "/clients?clientId=" + clientId, "GET", null), "find client")).get(0)
