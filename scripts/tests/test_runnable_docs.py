@@ -47,6 +47,9 @@ def test_should_collect_only_the_marked_blocks_with_what_they_need(tmp_path):
     ("<!-- runnable -->\nplain text\n", "must be followed by a fenced code block"),
     ("<!-- runnable -->\n```yaml\na: 1\n```\n", "bash or python"),
     ("<!-- runnable -->\n```bash\necho never closed\n", "never closed"),
+    ('<!-- runnable: stack timeout="5" -->\n```bash\necho\n```\n', "unknown marker attribute 'timeout'"),
+    ('<!-- runnable: pipeline ranks="2" -->\n```bash\necho\n```\n', "for python blocks only"),
+    ('<!-- runnable: pipeline ranks="none" -->\n```python\nprint()\n```\n', "a number of processes"),
 ])
 def test_should_refuse_a_marker_it_cannot_honour(tmp_path, text, message):
     with pytest.raises(ValueError, match=message):
@@ -119,3 +122,35 @@ def test_should_find_the_marked_blocks_of_the_committed_docs():
 
     assert any(b.needs == "pipeline" for b in blocks), "the monitoring guide marks blocks against a running pipeline"
     assert any(b.needs == "none" for b in blocks)
+
+
+def test_should_run_a_ranks_block_as_that_many_processes_with_the_environment_torchrun_gives(tmp_path):
+    blocks = runnable_docs.collect(page(tmp_path, """\
+        <!-- runnable: pipeline ranks="3" expect="^\\[rank 2\\] 2 of 3 at 127.0.0.1" -->
+        ```python
+        import os
+        print(os.environ["RANK"], "of", os.environ["WORLD_SIZE"], "at", os.environ["MASTER_ADDR"], os.environ["MASTER_PORT"])
+        ```
+        <!-- runnable: pipeline ranks="2" -->
+        ```python
+        import os, sys
+        sys.exit(int(os.environ["RANK"]))
+        ```
+        """))
+
+    passed, output = runnable_docs.run(blocks[0], {"PATH": "/usr/bin:/bin"}, 60)
+    failed, report = runnable_docs.run(blocks[1], {"PATH": "/usr/bin:/bin"}, 60)
+
+    assert passed, output
+    ports = {line.split()[-1] for line in output.splitlines()}
+    assert len(output.splitlines()) == 3 and len(ports) == 1, "every rank meets the others at the same port"
+    assert not failed and report.startswith("exit code 1"), "one failing rank fails the block"
+
+
+def test_should_put_the_project_python_first_on_the_path_of_shell_blocks(tmp_path):
+    blocks = runnable_docs.collect(page(tmp_path, "<!-- runnable -->\n```bash\ncommand -v python3\n```\n"))
+
+    passed, output = runnable_docs.run(blocks[0], {"PATH": "/usr/bin:/bin"}, 30)
+
+    assert passed, output
+    assert output.strip() == str(pathlib.Path(runnable_docs.python_for_blocks()).parent / "python3")

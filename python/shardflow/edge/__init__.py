@@ -1,4 +1,5 @@
-"""The edge producer SDK: durable offline queue, exactly-once into the dataset (README, Producing).
+"""The edge producer SDK: durable offline queue, exactly-once into the dataset (docs/ARCHITECTURE.md § 1;
+the guide: docs/producing/python.md).
 
 Needs the ``edge`` extra (``pip install 'shardflow[edge]'``: confluent-kafka, fastavro); a trainer
 that only reads datasets never imports this package.

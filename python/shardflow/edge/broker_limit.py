@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Dict, Optional
 
 LOG = logging.getLogger(__name__)
-#: the local stack's and the README's samples topic setting: 1 MiB of sample plus 64 KiB of framing
+#: the local stack's samples topic setting (docs/operating/limits.md): 1 MiB of sample plus 64 KiB of framing
 DEFAULT_MAX_MESSAGE_BYTES = (1 << 20) + (64 << 10)
 #: record batch header (61) and one record's own framing, headers included, generously
 RECORD_OVERHEAD_BYTES = 256

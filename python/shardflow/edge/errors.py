@@ -13,7 +13,7 @@ class EdgeError(ShardflowError):
 class SampleRejected(EdgeError, ValueError):
     """The sample does not fit the dataset's spec or the wire limits; it was not queued.
 
-    ``reason`` is the code ingest-app would have dead-lettered it with (README, Wire format)."""
+    ``reason`` is the code ingest-app would have dead-lettered it with (docs/producing/wire-format.md)."""
 
     def __init__(self, reason: str, detail: str):
         super().__init__(f"{reason}: {detail}")

@@ -10,7 +10,7 @@ future that resolves once the sample is synced. A background sender delivers wha
 the broker is reachable and deletes it only once the broker acknowledged it. The sample id is fixed at
 ``send`` and stored with the sample, and every queued record carries the queue's id and the entry's
 seq, so whatever is sent twice (what was in flight at a crash) is dropped by ingest-app: each
-sample is in the dataset once (README, Producing from Python).
+sample is in the dataset once (docs/ARCHITECTURE.md § 1).
 """
 
 from __future__ import annotations

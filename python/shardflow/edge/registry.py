@@ -6,7 +6,7 @@ record framed so decodes as garbage or as the wrong schema. So the producer refu
 the id mode it is told to use is not ``contentId``, when the registry is not a 3.x one, or when the
 id the registry returns does not give back the schema it registered.
 
-A registry that authenticates (README, Security) lets a device read but not register: the producer
+A registry that authenticates (docs/ARCHITECTURE.md § 6) lets a device read but not register: the producer
 then finds the version an admin registered (the latest of the topic's artifact) and checks, as after
 registering, that its content id gives back this very schema and its references.
 """
@@ -45,7 +45,7 @@ def check_configuration(url: str, id_mode: str) -> None:
     if id_mode != ID_MODE:
         raise RegistryModeMismatch(
             f"registry_id_mode={id_mode!r}: ingest-app reads Apicurio 3 framing, 0x00 + a 4-byte content id "
-            f"(README, Wire format); only {ID_MODE!r} is accepted")
+            f"(docs/producing/wire-format.md); only {ID_MODE!r} is accepted")
     if "/apis/registry/v2" in url or "/apis/ccompat" in url:
         raise RegistryModeMismatch(
             f"registry {url} is an Apicurio 2.x or Confluent-compatible API, whose ids are global ids: give the "
@@ -153,7 +153,7 @@ class RegistryClient:
 
     def _registered_content_id(self) -> int:
         """The latest version of the topic's value artifact, as edge-client finds it with
-        ``apicurio.registry.find-latest``; an admin registers it first (README, Security)."""
+        ``apicurio.registry.find-latest``; an admin registers it first (docs/ARCHITECTURE.md § 6)."""
         path = f"/groups/{ARTIFACT_GROUP}/artifacts/{urllib.parse.quote(self.artifact_id)}/versions/branch=latest"
         status, body = self._call("GET", path)
         if status >= 500 or status == 429:
@@ -161,7 +161,7 @@ class RegistryClient:
         self._refuse(status, f"looking up {self.artifact_id}")
         if status == 404:
             raise RegistryModeMismatch(f"registry {self.url} has no {self.artifact_id} and this principal may not "
-                                       "register it: an admin registers the samples schemas first (README, Security)")
+                                       "register it: an admin registers the samples schemas first (docs/operating/security.md)")
         if status != 200:
             raise RegistryModeMismatch(f"registry {self.url} answered HTTP {status} looking up {self.artifact_id}")
         return json.loads(body)["contentId"]

@@ -1,6 +1,6 @@
 """How the edge SDK authenticates to the schema registry: HTTP basic, or OAuth2 client credentials
 (RFC 6749 section 4.4) against the identity provider the registry trusts, as the Java services and
-edge-client do (README, Security). Secrets never appear in a message, a log line or a ``repr``.
+edge-client do (docs/ARCHITECTURE.md § 6). Secrets never appear in a message, a log line or a ``repr``.
 
 A secure local stack (``bin/shardflow stack up --secure``) writes one properties file per client,
 with the keys the Java services read::

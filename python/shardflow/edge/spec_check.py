@@ -1,5 +1,5 @@
 """Checks a sample against its dataset version's spec at ``send`` and packs its tensors as the wire
-format wants them (README, Wire format): the same checks ingest-app makes, with the same reason
+format wants them (docs/producing/wire-format.md): the same checks ingest-app makes, with the same reason
 codes, so a device learns of its mistake at once and nothing it would dead-letter is queued."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The record on topic ``samples`` (README, Wire format), byte for byte as edge-client writes it.
+"""The record on topic ``samples`` (docs/producing/wire-format.md), byte for byte as edge-client writes it.
 
 key    the sample id, UTF-8
 value  0x00, the writer schema's content id (big-endian int32), the Sample in Avro binary

@@ -12,7 +12,7 @@ import picocli.CommandLine.Parameters;
                 "  bin/shardflow gateway token revoke k3j5x2mq7hfa4c9d",
                 "  bin/shardflow gateway run gateway.properties",
                 "  bin/shardflow stack up --gateway     # a local stack with the gateway beside it",
-                "The HTTP API, its settings and client examples: README, 'HTTP gateway'."},
+                "The HTTP API, its settings and client examples: docs/HTTP-GATEWAY.md."},
         description = "The HTTP ingest gateway for mobile and web apps: device tokens, and running it.",
         subcommands = {GatewayTokenCommand.class, GatewayCommand.Run.class})
 final class GatewayCommand {

@@ -121,7 +121,7 @@ final class QuickstartCommand implements Callable<Integer> {
                 LocalStack.down(stackDir);
             } else {
                 out.printf("the stack keeps running (stop it with 'bin/shardflow stack down'); to read demo/v1 from Python "
-                        + "(README, 'Training on it'):%n  export SHARDFLOW_S3_ENDPOINT=%s SHARDFLOW_S3_ACCESS_KEY=%s "
+                        + "(docs/training/index.md):%n  export SHARDFLOW_S3_ENDPOINT=%s SHARDFLOW_S3_ACCESS_KEY=%s "
                         + "SHARDFLOW_S3_SECRET_KEY_FILE=%s%n", stack.s3Endpoint(), stack.s3AccessKey(), stack.s3SecretKeyFile());
                 out.printf("see it in the web console: run 'bin/shardflow ui' and open http://127.0.0.1:%d/datasets/%s/%s%n",
                         ConsoleSettings.DEFAULT_PORT, DATASET, VERSION);

@@ -10,7 +10,7 @@ import picocli.CommandLine.Parameters;
         footer = {"  bin/shardflow ingest ingest.properties",
                 "  SHARDFLOW_BOOTSTRAP_SERVERS=127.0.0.1:9092 SHARDFLOW_REGISTRY_URL=http://127.0.0.1:8080/apis/registry/v3 \\",
                 "    SHARDFLOW_S3_ENDPOINT=... bin/shardflow ingest",
-                "Settings and their environment variables: README, 'Running the services'."},
+                "Settings and their environment variables: docs/operating/services.md."},
         description = "Run ingest-app (Kafka Streams: validate, dedupe, assign to shards, seal).")
 final class RunIngestCommand implements Callable<Integer> {
 

@@ -8,7 +8,7 @@ import picocli.CommandLine.Parameters;
 
 @Command(name = "sink", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class, footerHeading = "%nExamples:%n",
         footer = {"  bin/shardflow sink sink.properties",
-                "Settings and their environment variables: README, 'Running the services'."},
+                "Settings and their environment variables: docs/operating/services.md."},
         description = "Run shard-sink (spool, write HDF5 shards, upload, commit snapshots).")
 final class RunSinkCommand implements Callable<Integer> {
 

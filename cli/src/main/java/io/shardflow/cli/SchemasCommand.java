@@ -17,7 +17,7 @@ import picocli.CommandLine.Spec;
 
 /**
  * {@code shardflow schemas register}: what an operator or a CI job runs before producers roll out on a
- * registry where devices may only read (README "Security"): the samples topic's schemas, registered
+ * registry where devices may only read (docs/ARCHITECTURE.md § 6): the samples topic's schemas, registered
  * exactly as edge-client's serializer registers them when it may.
  */
 @Command(name = "schemas", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,

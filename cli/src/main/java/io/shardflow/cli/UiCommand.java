@@ -22,7 +22,7 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
-/** {@code shardflow ui}: the read-only web console on this machine (README, "Web console"). */
+/** {@code shardflow ui}: the read-only web console on this machine (docs/ARCHITECTURE.md § 8). */
 @Command(name = "ui", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
         description = {"Serve the read-only web console: datasets, snapshots and their growth, diffs, shards, samples with",
                 "pictures, dead letters decoded against the registry, quarantined shards, the pipeline's health and lag.",

@@ -12,7 +12,7 @@ import java.util.Optional;
  * How the console runs: where it listens, who may see it, where it caches, and which optional
  * sources it shows (Kafka for dead letters and lag, the registry for decoding, the services' metrics
  * endpoints for health). Checked once at start: a console bound beyond loopback without credentials
- * does not start (README, "Web console").
+ * does not start (docs/ARCHITECTURE.md § 8, trust boundary).
  *
  * @param credentials  required on every request when present; always present when {@code bind} is not loopback
  * @param kafka        empty: the dead-letter and lag views say Kafka is not configured

@@ -27,7 +27,7 @@ import org.openqa.selenium.support.ui.WebDriverWait;
  * The console in a real browser: headless Chromium (Debian's chromium and chromium-driver, which
  * scripts/setup-browser.sh installs) driven through WebDriver. It clicks through datasets, a version, a
  * snapshot and a sample, compares two snapshots and opens the dead letters, checking what a person sees
- * (pictures decoded, hostile strings shown as text and never run), and saves the screenshots the README
+ * (pictures decoded, hostile strings shown as text and never run), and saves the screenshots the documentation
  * shows to docs/images/.
  */
 class ConsoleBrowserTest {

@@ -10,7 +10,7 @@ import java.util.Map;
 
 /**
  * Registers the samples topic's schemas ahead of the producers, for a registry where devices may
- * only read (README "Security"): DType, Tensor and the topic's value artifact (the Sample, referring
+ * only read (docs/ARCHITECTURE.md § 6): DType, Tensor and the topic's value artifact (the Sample, referring
  * to them), exactly as {@link EdgePublisher}'s serializer registers them when it may, because it
  * is that serializer, run once on a placeholder sample by a principal allowed to write (an
  * operator's or a CI job's). A producer with auto-register off then finds the latest version.
@@ -34,7 +34,7 @@ public final class SchemaRegistration {
         try (AvroKafkaSerializer<Sample> serializer = new AvroKafkaSerializer<>()) {
             serializer.configure(settings, false);
             byte[] framed = serializer.serialize(topic, placeholder());
-            // Apicurio 3 framing: a 0 byte, then the 4-byte content id (README, Wire format)
+            // Apicurio 3 framing: a 0 byte, then the 4-byte content id (docs/producing/wire-format.md)
             return Integer.toUnsignedLong(ByteBuffer.wrap(framed, 1, 4).getInt());
         }
     }

@@ -14,7 +14,7 @@ import java.util.Map;
  *
  * <p>In a secure stack it serves https only (a certificate of the stack's CA; no plain listener),
  * accepts only bearer tokens from the stack's identity provider that carry the registry's audience,
- * and authorizes by the token's realm role (README "Security"). Those settings go into
+ * and authorizes by the token's realm role (docs/ARCHITECTURE.md § 6). Those settings go into
  * {@code config/application.properties} in its working directory, owner-only, where Quarkus reads
  * them: its OIDC trust store password stays off the command line.
  */

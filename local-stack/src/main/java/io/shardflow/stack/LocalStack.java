@@ -129,7 +129,7 @@ public final class LocalStack implements AutoCloseable {
         if (idp != null) {
             // Keycloak's first start (schema, master realm, our realm) alone took 80-100 s on a busy 2-core machine
             idp.awaitReady(config.startTimeout().multipliedBy(2));
-            // as a CI job would before producers roll out: no other principal may register (README "Security")
+            // as a CI job would before producers roll out: no other principal may register (docs/ARCHITECTURE.md § 6)
             StackResources.registerSchemas(registryUrl(), StackAccess.SAMPLES,
                     KafkaClientFiles.load(IdentityClient.ADMIN.registryConfig(security.clientDir())), config.startTimeout());
         }

@@ -21,7 +21,7 @@ import org.apache.kafka.common.resource.ResourcePattern;
 import org.apache.kafka.common.resource.ResourceType;
 
 /**
- * The SCRAM users and the least-privilege ACLs of a secure stack (README "Security", docs/ARCHITECTURE.md
+ * The SCRAM users and the least-privilege ACLs of a secure stack (docs/ARCHITECTURE.md § 6 and
  * invariant 9). Both requests are idempotent, so a restarted stack applies them again harmlessly.
  */
 final class StackAccess {

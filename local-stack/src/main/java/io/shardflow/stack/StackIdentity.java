@@ -98,7 +98,7 @@ final class StackIdentity {
      * The Apicurio serde's keys, for a Kafka client file that a device hands to edge-client whole.
      * A read-only client cannot register, so the serializer looks up the latest version of the
      * topic's artifact instead (its search by content does not match an artifact registered with
-     * references); the stack's admin registered it at start (README "Security").
+     * references); the stack's admin registered it at start (docs/ARCHITECTURE.md § 6).
      */
     List<String> serdeLines(IdentityClient client, String tokenEndpoint, Path caFile) {
         List<String> lines = new ArrayList<>(List.of(

@@ -13,7 +13,7 @@ public record TopicSpec(String name, int partitions, Map<String, String> configs
 
     /**
      * Largest record batch the samples topic takes: ingest-app's default {@code sample.max.bytes}
-     * (1 MiB) plus 64 KiB for the key, headers and framing. README.md § Limits explains the alignment.
+     * (1 MiB) plus 64 KiB for the key, headers and framing. docs/operating/limits.md explains the alignment.
      */
     public static final int SAMPLES_MAX_MESSAGE_BYTES = (1 << 20) + (64 << 10);
     /**

@@ -3,7 +3,8 @@ package io.shardflow.app.validate;
 /**
  * Per-sample limits that keep one record from costing the pipeline unbounded memory. Ids and
  * attributes end up as fixed-length strings in the shard, padded to the longest row, so their
- * lengths bound the shard's string columns: see README.md § Limits for the worst case.
+ * lengths bound the shard's string columns (docs/ARCHITECTURE.md invariant 7; the worst case per
+ * shard: docs/operating/limits.md).
  *
  * @param maxIdChars             longest sampleId or deviceId, in characters
  * @param maxAttributes          most attributes one sample may carry

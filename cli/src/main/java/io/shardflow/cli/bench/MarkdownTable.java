@@ -2,7 +2,10 @@ package io.shardflow.cli.bench;
 
 import java.util.Locale;
 
-/** The results as the markdown table the README shows: figure | value | raw baseline | ratio | goal | met?. */
+/**
+ * The results as the markdown table of bench-results.md, which docs/performance.md includes:
+ * figure | value | raw baseline | ratio | goal | met?.
+ */
 public final class MarkdownTable {
 
     private MarkdownTable() {

@@ -17,7 +17,7 @@ import org.slf4j.LoggerFactory;
  * Per-shard statistics on local disk, one JSON file per shard named by the shard file's SHA-256
  * ({@code <cache-dir>/stats/v1/<sha256>.json}). Content-addressed, so a file is never stale and the
  * directory can be shared by console restarts and copied between machines. Local rather than in the
- * bucket: the console is read-only and its S3 principal needs no write permission (README, "Web console").
+ * bucket: the console is read-only and its S3 principal needs no write permission (docs/ARCHITECTURE.md § 8, invariant 9).
  * An unreadable file is treated as missing and computed again.
  */
 public final class StatsStore {

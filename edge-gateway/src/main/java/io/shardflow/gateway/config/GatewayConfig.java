@@ -18,7 +18,7 @@ import org.apache.kafka.common.config.ConfigException;
 /**
  * edge-gateway settings, validated when the process starts so a missing or malformed one stops it
  * with a message naming the key. The sample limits use ingest-app's keys and defaults: a sample the
- * gateway accepts must be one ingest-app accepts (README, "HTTP gateway").
+ * gateway accepts must be one ingest-app accepts (docs/ARCHITECTURE.md § 1, the HTTP gateway).
  */
 public final class GatewayConfig extends AbstractConfig {
 

@@ -10,7 +10,7 @@ import org.apache.kafka.common.config.ConfigException;
 /**
  * Per-device token buckets, the defaults for devices whose token sets none: requests and body
  * bytes, each with a sustained rate and a burst. Each gateway instance keeps its own buckets
- * (README, "HTTP gateway": with N instances behind a balancer a device may get up to N times the
+ * (docs/ARCHITECTURE.md § 7: with N instances behind a balancer a device may get up to N times the
  * rate). Failed authentications are limited per client address, so tokens cannot be guessed fast.
  */
 public record QuotaSettings(double requestsPerSecond, long requestBurst, long bytesPerSecond, long byteBurst, int authFailuresPerMinute) {

@@ -7,7 +7,10 @@ import io.micrometer.core.instrument.Timer;
 import io.shardflow.gateway.publish.InflightBudget;
 import java.time.Duration;
 
-/** The gateway's meters (README lists them): answers by status, samples by outcome, memory in hand, produce latency. */
+/**
+ * The gateway's meters (docs/reference/metrics.md lists them): answers by status, samples by outcome,
+ * memory in hand, produce latency.
+ */
 public final class GatewayMetrics {
 
     private final MeterRegistry registry;

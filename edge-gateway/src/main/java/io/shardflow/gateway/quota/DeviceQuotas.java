@@ -13,7 +13,7 @@ import java.util.Optional;
 /**
  * A token bucket per device for requests and one for body bytes (Bucket4j), in this instance's
  * memory: with several gateway instances each keeps its own, so a device spread over N instances
- * gets up to N times its rate (README, "HTTP gateway"). A token's own rates replace the defaults;
+ * gets up to N times its rate (docs/ARCHITECTURE.md § 7). A token's own rates replace the defaults;
  * its bursts scale with them. Idle devices' buckets are dropped after ten minutes (they refill to
  * full in that time anyway, for any sane burst).
  */

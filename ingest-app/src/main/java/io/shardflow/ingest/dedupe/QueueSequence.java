@@ -9,9 +9,9 @@ import org.apache.kafka.common.header.Headers;
 /**
  * Where a record sits in its producer's durable queue: the queue's id and the entry's sequence
  * number, from the headers {@code shardflow.queue} and {@code shardflow.seq} (decimal) that the
- * edge SDKs set on every queued send (README, Wire format). A queue numbers its entries 1, 2, 3, ...
- * and sends them in that order, so per partition a record whose seq is not above the highest seen is
- * a resend (docs/ARCHITECTURE.md § 1).
+ * edge SDKs set on every queued send. A queue numbers its entries 1, 2, 3, ... and sends them in that
+ * order, so per partition a record whose seq is not above the highest seen is a resend
+ * (docs/ARCHITECTURE.md § 1, resends from a device's queue).
  */
 public record QueueSequence(String queueId, long seq) {
 

@@ -42,7 +42,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The schema evolution rules of the README, on the real registry: a compatible new Avro version of
+ * The schema evolution rules (docs/producing/schema-evolution.md), on the real registry: a compatible new Avro version of
  * Sample keeps flowing into the same dataset version and the same shards; a tensor dtype change is
  * dead-lettered until a dataset version with that dtype exists, then flows into it.
  */

@@ -34,8 +34,8 @@ import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * The broker of {@code stack up --secure}, as each principal sees it: only SASL_SSL (SCRAM-SHA-512)
- * and mTLS clients that prove who they are, and each allowed only what its role needs (README
- * "Security", docs/ARCHITECTURE.md invariant 9). The pipeline on the same stack is SecureStackTest.
+ * and mTLS clients that prove who they are, and each allowed only what its role needs (docs/ARCHITECTURE.md
+ * § 6 and invariant 9). The pipeline on the same stack is SecureStackTest.
  */
 @ExtendWith(SecureStackExtension.class)
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)

@@ -39,7 +39,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 /**
  * The schema registry of {@code stack up --secure}, as anyone who can reach it sees it: real
  * Apicurio 3.0.9 on https with OIDC and role-based authorization, real Keycloak tokens. Who may do
- * what (README "Security"): nobody anonymously; only the admin client registers; every other client
+ * what (docs/ARCHITECTURE.md § 6): nobody anonymously; only the admin client registers; every other client
  * of the stack only reads; a token that Keycloak did not sign as is, that expired or that was minted
  * for another audience is refused; plain HTTP gets no answer.
  */

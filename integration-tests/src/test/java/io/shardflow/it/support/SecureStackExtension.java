@@ -18,8 +18,8 @@ import org.junit.jupiter.api.extension.ParameterResolver;
 /**
  * One secure stack (broker with SASL_SSL and mTLS, MinIO over TLS, Keycloak, the registry behind
  * OIDC) for every secure test class of a run: {@code @ExtendWith(SecureStackExtension.class)} and a
- * {@link LocalStack} parameter. The identity provider is the slowest server to start (README,
- * Security: its start-up figures), so it starts once and is stopped when the run ends. Its start
+ * {@link LocalStack} parameter. The identity provider is the slowest server to start (its start-up
+ * figures: docs/operating/security.md), so it starts once and is stopped when the run ends. Its start
  * time and memory are printed for the record.
  */
 public final class SecureStackExtension implements ParameterResolver {

@@ -8,7 +8,7 @@ import org.apache.kafka.common.config.ConfigDef.Range;
 import org.apache.kafka.common.config.ConfigDef.Type;
 
 /**
- * The sink's background compaction settings (README, "Dataset lifecycle"): off by default. Defined
+ * The sink's background compaction settings (docs/datasets/lifecycle.md): off by default. Defined
  * here and named by constants of {@code SinkConfig}, so a bad value stops the sink at start with the
  * key in the message, like every other setting.
  */

@@ -28,7 +28,7 @@ import java.util.TreeSet;
  * order because ingest-app assigns a lane's indexes in the order it reads the lane's partition; the
  * builder checks it and refuses a shard whose decisions break it rather than reorder rows in memory,
  * which would hold the whole shard again. Memory then depends on the writer: {@code shard.writer=hdf5}
- * holds one row and one chunk per dataset, jHDF the whole shard (README.md, settings).
+ * holds one row and one chunk per dataset, jHDF the whole shard (docs/ARCHITECTURE.md § 4).
  */
 public final class ShardBuilder {
 
