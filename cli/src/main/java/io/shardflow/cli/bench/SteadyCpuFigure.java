@@ -30,12 +30,18 @@ public final class SteadyCpuFigure implements Figure {
         EndToEndRun run = EndToEndRun.measure(context, "cpu", shape, samples, 1, 2, true);
         double gb = run.gigabytes();
         CpuSplit services = run.serviceCpu().per(gb);
-        double raw = run.rawClientCpuPerGb();
-        context.recorder().add(Measurement.withGoal("CPU", "steady state, ingest-app + shard-sink", context.s3(), services.total(),
-                "CPU-s/GB", raw, "raw produce+consume clients", "<= " + (int) GOAL_RATIO + "x raw clients", services.total() <= GOAL_RATIO * raw,
-                String.format(Locale.ROOT, "%.2f GB in %.0f s after %.2f GB of warm-up; %s; %s; raw clients %s", gb, run.pipelineSeconds(),
-                        run.warmupTensorBytes() / 1e9, run.stageCpu(ServicePipeline.INGEST), run.stageCpu(ServicePipeline.SINK),
-                        run.rawCpus())));
+        // The JIT compiler threads are kept apart on both sides: a one-off per process (it still finishes its last
+        // compiles after the warm-up on a busy machine), nothing a long-running service pays per GB.
+        double servicesSteady = services.total() - services.jit();
+        List<Double> rawRounds = run.raw().stream().map(round -> round.clientCpuPerGb().total() - round.clientCpuPerGb().jit()).toList();
+        double raw = rawRounds.stream().mapToDouble(Double::doubleValue).average().orElse(Double.NaN);
+        context.recorder().add(Measurement.withGoal("CPU", "steady state, ingest-app + shard-sink (JIT threads apart)", context.s3(),
+                servicesSteady, "CPU-s/GB", raw, "raw produce+consume clients (JIT threads apart)", "<= " + (int) GOAL_RATIO + "x raw clients",
+                servicesSteady <= GOAL_RATIO * raw, String.format(Locale.ROOT, "%.2f GB in %.0f s after %.2f GB of warm-up; CPU-s/GB %s, %s; "
+                                + "JIT threads on top: services %.2f, raw clients %s; raw %s", gb, run.pipelineSeconds(), run.warmupTensorBytes() / 1e9,
+                        run.stageCpu(ServicePipeline.INGEST), run.stageCpu(ServicePipeline.SINK), services.jit(),
+                        RawKafkaRounds.spread(run.raw().stream().map(round -> round.clientCpuPerGb().jit()).toList(), "CPU-s/GB"),
+                        RawKafkaRounds.spread(rawRounds, "CPU-s/GB"))));
         double warmGb = run.warmupTensorBytes() / 1e9;
         CpuSplit warm = run.warmup().of(ServicePipeline.SERVICES).per(warmGb);
         context.recorder().add(Measurement.withGoal("CPU", "warm-up, ingest-app + shard-sink", context.s3(), warm.total(), "CPU-s/GB", raw,
