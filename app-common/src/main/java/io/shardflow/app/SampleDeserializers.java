@@ -22,6 +22,8 @@ public final class SampleDeserializers {
         AvroKafkaDeserializer<Object> deserializer = new AvroKafkaDeserializer<>();
         Map<String, Object> settings = new HashMap<>(serdeSettings);
         settings.put(AvroSerdeConfig.USE_SPECIFIC_AVRO_READER, true);
+        // The default provider fingerprints the writer schema per record to find its cached reader.
+        settings.put(AvroSerdeConfig.AVRO_DATUM_PROVIDER, CachedDatumProvider.class.getName());
         deserializer.configure(settings, false);
         return deserializer;
     }

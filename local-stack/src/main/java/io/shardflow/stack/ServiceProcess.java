@@ -63,6 +63,22 @@ public final class ServiceProcess implements AutoCloseable {
      */
     public static ServiceProcess start(String name, String mainClass, Map<String, String> settings, Path workDir,
                                        List<String> jvmOptions, List<String> arguments, boolean detached) {
+        return start(name, mainClass, settings, workDir, jvmOptions, arguments, detached, List.of(), System.getProperty("java.class.path"));
+    }
+
+    /**
+     * As {@link #start(String, String, Map, Path, List, List)}, on {@code classpath} and run through
+     * {@code launcher}: a command prefix that ends by exec'ing the rest, so the recorded pid stays the
+     * service's (the benchmark enters a cgroup this way, so a CPU quota holds from the JVM's first
+     * instruction and the JVM sizes itself by it).
+     */
+    public static ServiceProcess start(String name, String mainClass, Map<String, String> settings, Path workDir,
+                                       List<String> jvmOptions, List<String> launcher, String classpath) {
+        return start(name, mainClass, settings, workDir, jvmOptions, List.of(), false, launcher, classpath);
+    }
+
+    private static ServiceProcess start(String name, String mainClass, Map<String, String> settings, Path workDir, List<String> jvmOptions,
+                                        List<String> arguments, boolean detached, List<String> launcher, String classpath) {
         try {
             Files.createDirectories(workDir);
             Path config = workDir.resolve(name + ".properties");
@@ -71,11 +87,11 @@ public final class ServiceProcess implements AutoCloseable {
             StringWriter text = new StringWriter();
             props.store(text, name + " settings");
             OwnerOnlyFiles.write(config, text.toString()); // holds the S3 secret key
-            List<String> command = new ArrayList<>();
+            List<String> command = new ArrayList<>(launcher);
             command.add(ProcessSpawner.javaBinary());
             command.addAll(jvmOptions);
             command.addAll(List.of("-Dshardflow.log.level=INFO", "-Dshardflow.app.dir=" + workDir.toAbsolutePath().normalize(),
-                    "-cp", System.getProperty("java.class.path"), mainClass, config.toString()));
+                    "-cp", classpath, mainClass, config.toString()));
             command.addAll(arguments);
             return launch(name, workDir.resolve(name + ".log"), command, detached);
         } catch (IOException e) {

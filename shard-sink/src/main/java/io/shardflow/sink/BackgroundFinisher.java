@@ -26,22 +26,39 @@ final class BackgroundFinisher {
 
     private final ShardFinisher finisher;
     private final Executor executor;
+    private final int maxShardsPerRound;
     private final AtomicBoolean busy = new AtomicBoolean();
     private final Queue<Outcome> outcomes = new ConcurrentLinkedQueue<>();
 
     /** @param executor runs one round at a time (a single thread; inline in tests that drive the loop by hand) */
     BackgroundFinisher(ShardFinisher finisher, Executor executor) {
+        this(finisher, executor, Integer.MAX_VALUE);
+    }
+
+    /**
+     * @param maxShardsPerRound a round takes at most this many pending shards, the oldest: with a backlog
+     *                          (a restart, a sink that fell behind) commits then come every few shards, each
+     *                          moving the offsets on, instead of one commit after every pending shard is built
+     */
+    BackgroundFinisher(ShardFinisher finisher, Executor executor, int maxShardsPerRound) {
+        if (maxShardsPerRound < 1) {
+            throw new IllegalArgumentException("a round must take at least one shard, got " + maxShardsPerRound);
+        }
         this.finisher = finisher;
         this.executor = executor;
+        this.maxShardsPerRound = maxShardsPerRound;
     }
 
     boolean busy() {
         return busy.get();
     }
 
-    /** Starts a round over a copy of {@code pending}; the caller must check {@link #busy()} first. */
+    /**
+     * Starts a round over a copy of the first {@code maxShardsPerRound} of {@code pending} (seal order, so
+     * commits stay in seal order); the caller must check {@link #busy()} first.
+     */
     void start(List<PendingShard> pending, Function<Set<ShardId>, Map<TopicPartition, Long>> sourceOffsets) {
-        List<PendingShard> round = new ArrayList<>(pending);
+        List<PendingShard> round = new ArrayList<>(pending.subList(0, Math.min(pending.size(), maxShardsPerRound)));
         busy.set(true);
         executor.execute(() -> {
             long started = System.nanoTime();

@@ -46,6 +46,11 @@ import org.slf4j.LoggerFactory;
 public final class ShardSinkApp implements ServiceMain.RunningService {
 
     private static final Logger LOG = LoggerFactory.getLogger(ShardSinkApp.class);
+    /**
+     * A round's shards per build thread: enough that a thread uploads one shard while another builds the
+     * next, few enough that a backlog is committed a few shards at a time (BackgroundFinisher).
+     */
+    static final int SHARDS_PER_ROUND_PER_THREAD = 4;
 
     private final SinkWorker worker;
     private final Thread thread;
@@ -120,7 +125,8 @@ public final class ShardSinkApp implements ServiceMain.RunningService {
         KafkaConsumer<byte[], byte[]> assignments = new KafkaConsumer<>(config.consumerProperties());
         SinkWorker worker = new SinkWorker(assignments,
                 config.getString(SinkConfig.TOPIC_ASSIGNMENTS), config.pollTimeout(), spools,
-                new BackgroundFinisher(finisher, Executors.newSingleThreadExecutor(daemon("shard-sink-commit"))),
+                new BackgroundFinisher(finisher, Executors.newSingleThreadExecutor(daemon("shard-sink-commit")),
+                        SHARDS_PER_ROUND_PER_THREAD * buildThreads),
                 new ReplayCheck(committer::isCommitted, backpressure::inOutage, System::nanoTime), backpressure,
                 metrics, hook);
         ShardSinkApp app = new ShardSinkApp(worker, samples, endpoint, ServiceConfig.shutdownTimeout(config));

@@ -92,7 +92,8 @@ final class SinkHarness<C extends MockConsumer<byte[], byte[]>> {
         LongSupplier nanoTime = options.nanoTime == null ? System::nanoTime : options.nanoTime;
         worker = new SinkWorker(consumer, TOPIC, Duration.ofMillis(10), spools,
                 new BackgroundFinisher(new ShardFinisher(builder, uploader, committer, options.hook,
-                        new ShardQuarantine(options.target, retrier, CLOCK, "sink-test", meters), BUILDERS), options.rounds),
+                        new ShardQuarantine(options.target, retrier, CLOCK, "sink-test", meters), BUILDERS), options.rounds,
+                        options.maxShardsPerRound),
                 new ReplayCheck(committer::isCommitted, backpressure::inOutage, nanoTime), backpressure,
                 new SinkMetrics(meters), options.hook);
     }
@@ -178,6 +179,7 @@ final class SinkHarness<C extends MockConsumer<byte[], byte[]>> {
         private SinkHook hook = SinkHook.NONE;
         private SampleSource samples = ShardEvents.samplesTopic();
         private Executor rounds = Runnable::run;
+        private int maxShardsPerRound = Integer.MAX_VALUE;
 
         private Builder(C consumer, Path dir, ObjectStore target) {
             this.consumer = consumer;
@@ -189,6 +191,12 @@ final class SinkHarness<C extends MockConsumer<byte[], byte[]>> {
         /** The samples topic the sink reads rows from; by default every offset holds its seed's sample. */
         Builder<C> samples(SampleSource topic) {
             this.samples = topic;
+            return this;
+        }
+
+        /** At most this many pending shards per finishing round (the app sets a few per build thread); unlimited by default. */
+        Builder<C> maxShardsPerRound(int shards) {
+            this.maxShardsPerRound = shards;
             return this;
         }
 

@@ -80,4 +80,26 @@ class SinkWorkerRoundsTest {
         assertThat(new CommitLog(store, ShardEvents.DATASET, ShardEvents.VERSION, SinkHarness.CLOCK).latest().shards())
                 .extracting(ShardEntry::shardId).containsExactly(first.toString());
     }
+
+    @Test
+    void shouldCommitABacklogAFewShardsAtATimeInSealOrder() {
+        ShardId first = ShardEvents.shard(0, 0);
+        ShardId second = ShardEvents.shard(0, 1);
+        ShardId third = ShardEvents.shard(0, 2);
+        var sink = SinkHarness.builder(tmp, store).maxShardsPerRound(2).build();
+        sink.add(P0, 0, threeAndSeal(first));
+        sink.add(P0, 4, threeAndSeal(second));
+        sink.add(P0, 8, threeAndSeal(third));
+
+        sink.worker.pollOnce(); // one poll reads all three seals; the inline round takes the first two
+
+        CommitLog log = new CommitLog(store, ShardEvents.DATASET, ShardEvents.VERSION, SinkHarness.CLOCK);
+        assertThat(log.latest().shards()).extracting(ShardEntry::shardId).containsExactly(first.toString(), second.toString());
+        assertThat(sink.committed(P0)).as("offsets move with the first round").isEqualTo(8);
+        sink.worker.pollOnce();
+        assertThat(log.latest().shards()).extracting(ShardEntry::shardId)
+                .containsExactly(first.toString(), second.toString(), third.toString());
+        assertThat(log.latest().snapshotId()).as("one commit entry per round").isEqualTo(2);
+        assertThat(sink.committed(P0)).isEqualTo(12);
+    }
 }

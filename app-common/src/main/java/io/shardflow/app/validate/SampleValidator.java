@@ -7,7 +7,6 @@ import io.shardflow.schemas.DType;
 import io.shardflow.schemas.Sample;
 import io.shardflow.schemas.Tensor;
 import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
@@ -107,7 +106,7 @@ public final class SampleValidator {
                         name, expected.encoding(), problem.get()));
             }
         }
-        if (!allowNonFinite && !allFinite(tensor.getDtype(), tensor.getData())) {
+        if (!allowNonFinite && !FiniteValues.allFinite(tensor.getDtype(), tensor.getData())) {
             return Optional.of(Rejection.of(RejectReason.NON_FINITE_VALUE, "tensor '%s' holds NaN or infinity and the spec forbids them", name));
         }
         return Optional.empty();
@@ -144,35 +143,6 @@ public final class SampleValidator {
         } catch (CharacterCodingException e) {
             return false;
         }
-    }
-
-    private static boolean allFinite(DType dtype, ByteBuffer data) {
-        ByteBuffer le = data.duplicate().order(ByteOrder.LITTLE_ENDIAN);
-        if (dtype == DType.FLOAT32) {
-            var floats = le.asFloatBuffer();
-            while (floats.hasRemaining()) {
-                if (!Float.isFinite(floats.get())) {
-                    return false;
-                }
-            }
-        } else if (dtype == DType.FLOAT64) {
-            var doubles = le.asDoubleBuffer();
-            while (doubles.hasRemaining()) {
-                if (!Double.isFinite(doubles.get())) {
-                    return false;
-                }
-            }
-        } else if (dtype == DType.FLOAT16 || dtype == DType.BFLOAT16) {
-            // All exponent bits set is infinity or NaN in both 16-bit formats.
-            int exponent = dtype == DType.FLOAT16 ? 0x7C00 : 0x7F80;
-            var halves = le.asShortBuffer();
-            while (halves.hasRemaining()) {
-                if ((halves.get() & exponent) == exponent) {
-                    return false;
-                }
-            }
-        }
-        return true;
     }
 
     static long payloadBytes(Sample sample) {

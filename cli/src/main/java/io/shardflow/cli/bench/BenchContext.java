@@ -10,6 +10,7 @@ import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.util.Locale;
+import java.util.Map;
 import java.util.concurrent.ExecutionException;
 import org.apache.kafka.clients.admin.Admin;
 
@@ -18,7 +19,21 @@ import org.apache.kafka.clients.admin.Admin;
  * to keep files, where progress goes, and where results go.
  */
 public record BenchContext(StackEndpoints endpoints, S3Kind s3Kind, Admin admin, S3ObjectStore store, BenchOptions options,
-                           Path workDir, PrintWriter progressOut, BenchRecorder recorder, Clock clock) {
+                           Path workDir, PrintWriter progressOut, BenchRecorder recorder, Clock clock, Map<String, Long> serverPids) {
+
+    /** Role of the broker's process in {@link #serverPids}. */
+    public static final String BROKER = "broker";
+    /** Role of the schema registry's process. */
+    public static final String REGISTRY = "registry";
+    /** Role of the S3 server's process. */
+    public static final String S3_SERVER = "S3 server";
+
+    /** A CPU meter over the stack's servers and this JVM; figures add their services' roles. */
+    public CpuMeter cpuMeter() {
+        CpuMeter meter = new CpuMeter();
+        serverPids.forEach(meter::role);
+        return meter.role(CpuMeter.BENCH_JVM, ProcessHandle.current().pid());
+    }
 
     public String s3() {
         return s3Kind.name().toLowerCase(Locale.ROOT);

@@ -12,6 +12,7 @@ public final class BenchRecorder {
     private final List<LatencySeries> sealLatency = new ArrayList<>();
     private final List<MemoryPoint> sinkMemory = new ArrayList<>();
     private final Map<String, Object> reader = new LinkedHashMap<>();
+    private final List<StageProfile> profiles = new ArrayList<>();
 
     public synchronized void add(Measurement measurement) {
         figures.add(measurement);
@@ -23,6 +24,14 @@ public final class BenchRecorder {
 
     public synchronized void add(MemoryPoint point) {
         sinkMemory.add(point);
+    }
+
+    synchronized void add(StageProfile profile) {
+        profiles.add(profile);
+    }
+
+    synchronized List<StageProfile> profiles() {
+        return List.copyOf(profiles);
     }
 
     public synchronized void readerOutput(Map<String, Object> output) {

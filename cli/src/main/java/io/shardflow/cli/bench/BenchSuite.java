@@ -2,6 +2,7 @@ package io.shardflow.cli.bench;
 
 import io.shardflow.dataset.store.S3ObjectStore;
 import io.shardflow.stack.LocalStack;
+import io.shardflow.stack.Role;
 import io.shardflow.stack.S3Kind;
 import io.shardflow.stack.StackConfig;
 import io.shardflow.stack.StackEndpoints;
@@ -9,6 +10,7 @@ import io.shardflow.stack.WorkDirs;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.time.Clock;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -32,8 +34,9 @@ public final class BenchSuite {
 
     /** The figures in the order they run: the quick throughput ones first. */
     public static BenchSuite standard(Clock clock) {
-        return new BenchSuite(List.of(new EndToEndFigure(), new StageFigures(), new SealLatencyFigure(), new SinkMemoryFigure(),
-                new ScalingFigure(), new ReaderFigure(), new ConsoleFigure(), new GatewayFigure(), new EdgeFigure()), clock);
+        return new BenchSuite(List.of(new EndToEndFigure(), new SteadyCpuFigure(), new StageFigures(), new SealLatencyFigure(),
+                new SinkMemoryFigure(), new ScalingFigure(), new StartupFigure(), new ReaderFigure(), new ConsoleFigure(), new GatewayFigure(),
+                new EdgeFigure()), clock);
     }
 
     public BenchResults run(BenchOptions options, PrintWriter progressOut) throws Exception {
@@ -61,7 +64,11 @@ public final class BenchSuite {
                 }
             }
         }
-        return recorder.results(MachineInfo.detect(options.checkout(), clock), options.describe());
+        MachineInfo machine = MachineInfo.detect(options.checkout(), clock);
+        if (options.profileDir() != null && !recorder.profiles().isEmpty()) {
+            progressOut.printf("bench: wrote %s%n", ProfileReport.write(options.profileDir(), recorder.profiles(), machine, options.reproduce()));
+        }
+        return recorder.results(machine, options.describe());
     }
 
     private void runOn(S3Kind kind, Path dir, List<Figure> selected, BenchOptions options, PrintWriter progressOut, BenchRecorder recorder)
@@ -69,7 +76,12 @@ public final class BenchSuite {
             try (LocalStack stack = LocalStack.start(StackConfig.defaults(dir.resolve("stack")).withS3Kind(kind));
                  Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, stack.bootstrapServers()));
                  S3ObjectStore store = S3ObjectStore.connect(StackEndpoints.of(stack).s3Settings())) {
-                BenchContext context = new BenchContext(StackEndpoints.of(stack), kind, admin, store, options, dir, progressOut, recorder, clock);
+                Map<String, Long> servers = new LinkedHashMap<>();
+                servers.put(BenchContext.BROKER, stack.pid(Role.BROKER));
+                servers.put(BenchContext.REGISTRY, stack.pid(Role.REGISTRY));
+                servers.put(BenchContext.S3_SERVER, stack.pid(Role.S3));
+                BenchContext context = new BenchContext(StackEndpoints.of(stack), kind, admin, store, options, dir, progressOut, recorder,
+                        clock, servers);
                 for (Figure figure : selected) {
                     runOne(figure, context);
                 }

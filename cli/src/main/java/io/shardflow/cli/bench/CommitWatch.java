@@ -26,7 +26,9 @@ public final class CommitWatch {
             if (latest.sampleCount() >= expected) {
                 return latest;
             }
-            pipeline.requireAlive();
+            if (pipeline != null) {
+                pipeline.requireAlive();
+            }
             if (System.nanoTime() > deadline) {
                 throw new IllegalStateException("only " + latest.sampleCount() + " of " + expected + " samples committed within "
                         + timeout.toSeconds() + " s");

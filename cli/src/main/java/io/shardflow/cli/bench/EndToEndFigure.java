@@ -4,8 +4,9 @@ import java.util.List;
 import java.util.Locale;
 
 /**
- * P1, publish to committed beside raw Kafka produce+consume of the same records, for each sample
- * size; and from the first size's run, broker bytes written per tensor byte published.
+ * P1, publish to committed beside raw Kafka produce+consume of the same records (a round before
+ * and one after the pipeline), for each sample size, after a warm-up; and from the first size's
+ * run, broker bytes written per tensor byte published.
  */
 public final class EndToEndFigure implements Figure {
 
@@ -27,12 +28,14 @@ public final class EndToEndFigure implements Figure {
         for (SampleShape shape : shapes) {
             long samples = options.samplesOf(shape);
             context.say("P1 end to end, %d samples of %s on %s", samples, shape.name(), context.s3());
-            EndToEndRun run = EndToEndRun.measure(context, "p1-" + shape.name(), shape, samples, 1, true);
+            EndToEndRun run = EndToEndRun.measure(context, "p1-" + shape.name(), shape, samples, 1, 2);
             String label = shape.name() + " samples";
             if (options.runs("p1")) {
                 context.recorder().add(Measurement.againstBaseline("P1", label, context.s3(), run.pipelineMbPerSecond(), "MB/s",
                         run.rawMbPerSecond(), "raw Kafka produce+consume", ">= 0.6", 0.6,
-                        String.format(Locale.ROOT, "%d samples, %.0f samples/s", samples, samples / run.pipelineSeconds())));
+                        String.format(Locale.ROOT, "%d samples after %d of warm-up, %.0f samples/s; CPU-s/GB %s, %s; raw %s", samples,
+                                run.warmupSamples(), samples / run.pipelineSeconds(), run.stageCpu(ServicePipeline.INGEST),
+                                run.stageCpu(ServicePipeline.SINK), run.rawRates())));
             }
             if (first && options.runs("bytes")) {
                 double perTensorByte = run.pipelineBrokerBytes() / (double) run.tensorBytes();

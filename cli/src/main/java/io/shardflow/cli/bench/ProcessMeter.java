@@ -69,6 +69,26 @@ public final class ProcessMeter {
         return OptionalDouble.empty();
     }
 
+    /**
+     * The machine's CPU ticks so far from /proc/stat, as {busy, all}: busy is every tick not idle or
+     * waiting for I/O, of every process (other people's work on a shared machine included).
+     */
+    public static long[] machineTicks() {
+        try {
+            String[] fields = Files.readAllLines(Path.of("/proc/stat")).get(0).trim().split("\\s+");
+            long all = 0;
+            long idle = 0;
+            for (int i = 1; i < fields.length && i <= 8; i++) {
+                long ticks = Long.parseLong(fields[i]);
+                all += ticks;
+                idle += i == 4 || i == 5 ? ticks : 0; // idle, iowait
+            }
+            return new long[] {all - idle, all};
+        } catch (IOException | RuntimeException e) {
+            return new long[] {0, 0};
+        }
+    }
+
     /** This JVM's own CPU time (the raw baselines' clients run here). */
     public static double ownCpuSeconds() {
         return cpuSeconds(ProcessHandle.current().pid()).orElse(0);

@@ -16,12 +16,12 @@ final class ProfileReport {
     }
 
     static Path write(Path dir, List<StageProfile> profiles, MachineInfo machine, String command) throws IOException {
-        StringBuilder text = new StringBuilder("# Where the CPU goes, per stage\n\n");
+        StringBuilder text = new StringBuilder("# Where the CPU goes, per stage, in steady state\n\n");
         text.append(String.format(Locale.ROOT, "Measured %s on %d cores, %s; commit %s.%n%n", machine.date(), machine.cores(),
                 machine.jvm(), machine.gitCommit()));
         text.append("Reproduce: `").append(command).append("`\n\n");
         text.append(String.format(Locale.ROOT, "JDK Flight Recorder (settings `profile`, Java samples every %d ms) in the stage's "
-                + "service JVM over its timed window only; a Java sample stands for %d ms of thread time, a native sample of a "
+                + "service JVM over its timed window only, after its warm-up (JIT compilation, first shards); a Java sample stands for %d ms of thread time, a native sample of a "
                 + "thread not waiting for %d ms (JFR takes one native sample per period, so native work is a lower bound). A stack "
                 + "counts for the innermost frame of a library or of our packages (a JDK copy inside Avro decoding counts as Avro). "
                 + "JIT compilation and GC are not in the samples: their CPU is given per stage from the threads' own times (/proc).%n",

@@ -2,6 +2,7 @@ package io.shardflow.cli.bench;
 
 import io.shardflow.cli.Progress;
 import java.time.Duration;
+import java.util.ArrayDeque;
 import java.util.List;
 import java.util.Properties;
 import java.util.function.Consumer;
@@ -18,6 +19,7 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 public final class RawKafka implements AutoCloseable {
 
     private final KafkaConsumer<byte[], byte[]> consumer;
+    private final ArrayDeque<ConsumerRecord<byte[], byte[]>> leftover = new ArrayDeque<>();
 
     private RawKafka(KafkaConsumer<byte[], byte[]> consumer) {
         this.consumer = consumer;
@@ -36,13 +38,21 @@ public final class RawKafka implements AutoCloseable {
         return new RawKafka(consumer);
     }
 
-    /** Reads {@code expected} records, handing each to {@code each}; returns the value bytes read. */
+    /**
+     * Reads {@code expected} records, handing each to {@code each}; returns the value bytes read.
+     * Records a poll returned beyond {@code expected} are kept for the next call, so consecutive
+     * calls (a warm-up, then a timed part) split the stream exactly.
+     */
     public long drain(long expected, Duration timeout, Progress progress, Consumer<ConsumerRecord<byte[], byte[]>> each) {
         long received = 0;
         long bytes = 0;
         long deadline = System.nanoTime() + timeout.toNanos();
         while (received < expected) {
-            for (ConsumerRecord<byte[], byte[]> record : consumer.poll(Duration.ofMillis(200))) {
+            if (leftover.isEmpty()) {
+                consumer.poll(Duration.ofMillis(200)).forEach(leftover::add);
+            }
+            while (received < expected && !leftover.isEmpty()) {
+                ConsumerRecord<byte[], byte[]> record = leftover.poll();
                 received++;
                 bytes += record.value() == null ? 0 : record.value().length;
                 each.accept(record);

@@ -1,28 +1,22 @@
 package io.shardflow.cli.bench;
 
 import io.shardflow.cli.Progress;
-import io.shardflow.dataset.log.Snapshot;
-import io.shardflow.stack.ServiceProcess;
-import java.io.ByteArrayOutputStream;
-import java.io.IOException;
-import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 
 /**
- * P1a and P1b, each stage timed alone on pre-filled input. The samples are published first with
- * no service running; ingest-app is started and timed until its group has no lag on them (P1a);
- * only then is shard-sink started and timed until every sample is committed (P1b). That keeps
- * "pre-filled input" the same whatever the sink reads (assignments, or samples plus decisions).
- * Baselines: a raw consume of the samples topic (P1a), and a raw consume of it plus raw PUTs of the
- * same bytes cut into objects of the committed shards' average size (P1b).
+ * P1a and P1b, each stage timed alone on pre-filled input, in steady state. The samples (warm-up
+ * plus timed) are published first with no service running; ingest-app is started and its window
+ * ({@link StageWindow}) opens once it has committed the warm-up's offsets and closes when its group
+ * has no lag (P1a); only then is shard-sink started, its window opening once the warm-up's samples
+ * are committed and closing when all are (P1b). Baselines, each run once before and once after its
+ * stage: a raw consume of the samples topic (P1a), and a raw consume plus raw PUTs of the same bytes
+ * cut into shard-sized objects (P1b).
  */
 public final class StageFigures implements Figure {
 
-    private static final Duration TIMEOUT = Duration.ofMinutes(15);
+    private static final Duration TIMEOUT = Duration.ofMinutes(30);
     /** After the lag is gone, the stage's last open shards still seal by age (1 s) before the sink may start. */
     private static final Duration LAST_SEALS = Duration.ofSeconds(3);
 
@@ -35,127 +29,64 @@ public final class StageFigures implements Figure {
     public void run(BenchContext context) throws Exception {
         SampleShape shape = SampleShape.SMALL;
         long samples = context.options().samples();
-        double megabytes = samples * shape.tensorBytes() / 1e6;
-        context.say("P1a/P1b stages alone, %d samples of %s on %s", samples, shape.name(), context.s3());
+        long warmup = context.options().warmup();
+        long total = warmup + samples;
+        context.say("P1a/P1b stages alone, %d samples of %s after %d of warm-up, on %s", samples, shape.name(), warmup, context.s3());
         BenchCase benchCase = context.newCase("stages", 3, shape);
         try (Publishing publishing = new Publishing(context, benchCase.samplesTopic(), shape.samples(benchCase.dataset(), BenchCase.VERSION));
-             Progress progress = context.progress("stages pre-fill", "samples", samples)) {
-            publishing.publish(0, samples, progress);
+             Progress progress = context.progress("stages pre-fill", "samples", total)) {
+            publishing.publish(0, total, progress);
         }
-        double rawConsumeSeconds = rawConsume(context, benchCase, samples);
+        RawStageBaselines raw = new RawStageBaselines(context, benchCase, warmup, samples, shape.tensorBytes());
+        long shardBytes = context.options().shardSamples() * shape.tensorBytes();
         ServicePipeline.Shape shapeOfPipeline = ServicePipeline.Shape.throughput(1, context.options().shardSamples());
         try (ServicePipeline pipeline = new ServicePipeline(context, benchCase, shapeOfPipeline)) {
+            raw.consume();
             pipeline.startIngest();
             pipeline.awaitIngestReady(Duration.ofMinutes(3));
-            Profiling ingestProfile = Profiling.start(context, pipeline.ingest(0), "ingest");
-            long start = System.nanoTime();
-            try (Progress progress = context.progress("P1a ingest alone", "samples", samples)) {
-                awaitNoLag(context, benchCase, pipeline, samples, progress);
-            }
-            double ingestSeconds = (System.nanoTime() - start) / 1e9;
-            List<StageProfile> profiles = new ArrayList<>();
-            ingestProfile.stop("P1a ingest-app alone", samples + " samples of " + shape.name() + " to decisions", ingestSeconds, profiles);
-            context.recorder().add(Measurement.againstBaseline("P1a", shape.name() + " samples, ingest stage alone", context.s3(),
-                    megabytes / ingestSeconds, "MB/s", megabytes / rawConsumeSeconds, "raw consume of the same topic", ">= 0.8", 0.8,
-                    String.format(Locale.ROOT, "%d samples in %.1f s", samples, ingestSeconds)));
+            StageWindow.Result ingest = window(context, pipeline, "P1a ingest alone", ServicePipeline.INGEST, warmup, total,
+                    () -> total - GroupLag.of(context.admin(), benchCase.ingestApplicationId(), benchCase.samplesTopic()),
+                    "12KB samples to decisions");
+            raw.consume();
+            record(context, "P1a", "ingest stage alone", ServicePipeline.INGEST, ingest, shape, raw.consumeMbPerSecond(),
+                    "raw consume of the same topic", raw.consumeSpread());
             Thread.sleep(LAST_SEALS.toMillis());
 
+            raw.consumeAndPut(shardBytes);
             pipeline.startSink();
             pipeline.awaitSinkReady(Duration.ofMinutes(3));
-            Profiling sinkProfile = Profiling.start(context, pipeline.sink(0), "sink");
-            start = System.nanoTime();
-            Snapshot committed;
-            try (Progress progress = context.progress("P1b sink alone", "samples", samples)) {
-                committed = CommitWatch.await(context.commitLog(benchCase), samples, 0, pipeline, TIMEOUT, progress);
-            }
-            double sinkSeconds = (System.nanoTime() - start) / 1e9;
-            sinkProfile.stop("P1b shard-sink alone", samples + " samples of " + shape.name() + " to committed shards", sinkSeconds, profiles);
-            Profiling.write(context, profiles);
-            long shardBytes = Math.max(1, committed.bytes() / Math.max(1, committed.shards().size()));
-            double rawSinkSeconds = rawConsumeAndPut(context, benchCase, samples, shardBytes);
-            context.recorder().add(Measurement.againstBaseline("P1b", shape.name() + " samples, sink stage alone", context.s3(),
-                    megabytes / sinkSeconds, "MB/s", megabytes / rawSinkSeconds, "raw consume + raw S3 PUT of shard-sized objects",
-                    ">= 0.8", 0.8, String.format(Locale.ROOT, "%d shards of %.1f MB in %.1f s", committed.shards().size(), shardBytes / 1e6,
-                            sinkSeconds)));
+            var log = context.commitLog(benchCase);
+            StageWindow.Result sink = window(context, pipeline, "P1b sink alone", ServicePipeline.SINK, warmup, total,
+                    () -> log.latest().sampleCount(), "12KB samples to committed shards");
+            raw.consumeAndPut(shardBytes);
+            record(context, "P1b", "sink stage alone", ServicePipeline.SINK, sink, shape, raw.consumeAndPutMbPerSecond(),
+                    "raw consume + raw S3 PUT of shard-sized objects", raw.consumeAndPutSpread());
         }
     }
 
-    private static double rawConsume(BenchContext context, BenchCase benchCase, long samples) {
-        long start = System.nanoTime();
-        try (RawKafka consumer = RawKafka.fromBeginning(context.endpoints().bootstrapServers(), benchCase.samplesTopic());
-             Progress progress = context.progress("P1a raw consume", "samples", samples)) {
-            consumer.drain(samples, TIMEOUT, progress);
+    private static StageWindow.Result window(BenchContext context, ServicePipeline pipeline, String task, String role, long warmup,
+                                             long total, StageWindow.Done done, String work) throws Exception {
+        WindowProfiler[] profiler = {WindowProfiler.none(context)};
+        var process = role.equals(ServicePipeline.INGEST) ? pipeline.ingest(0) : pipeline.sink(0);
+        StageWindow.Result result;
+        try (Progress progress = context.progress(task, "samples", total)) {
+            result = StageWindow.measure(done, warmup, total, pipeline.cpuMeter(),
+                    () -> profiler[0] = WindowProfiler.start(context, List.of(role + " alone, steady state"), List.of(process)),
+                    pipeline::requireAlive, TIMEOUT, progress);
         }
-        return (System.nanoTime() - start) / 1e9;
+        profiler[0].stop(String.format(Locale.ROOT, "%d %s after %d of warm-up", result.samples(), work, warmup), result.seconds());
+        return result;
     }
 
-    private static void awaitNoLag(BenchContext context, BenchCase benchCase, ServicePipeline pipeline, long samples, Progress progress)
-            throws Exception {
-        long deadline = System.nanoTime() + TIMEOUT.toNanos();
-        while (true) {
-            long lag = GroupLag.of(context.admin(), benchCase.ingestApplicationId(), benchCase.samplesTopic());
-            progress.update(samples - lag);
-            if (lag == 0) {
-                return;
-            }
-            pipeline.requireAlive();
-            if (System.nanoTime() > deadline) {
-                throw new IllegalStateException("ingest-app still " + lag + " records behind after " + TIMEOUT.toMinutes() + " min");
-            }
-            Thread.sleep(50);
-        }
-    }
-
-    /** The sink's work with nothing of ours in it: read the records, PUT their bytes in shard-sized objects. */
-    private static double rawConsumeAndPut(BenchContext context, BenchCase benchCase, long samples, long shardBytes) {
-        long start = System.nanoTime();
-        ByteArrayOutputStream shard = new ByteArrayOutputStream((int) Math.min(Integer.MAX_VALUE - 8, shardBytes + (1 << 20)));
-        int[] objects = {0};
-        try (RawKafka consumer = RawKafka.fromBeginning(context.endpoints().bootstrapServers(), benchCase.samplesTopic());
-             Progress progress = context.progress("P1b raw consume + PUT", "samples", samples)) {
-            consumer.drain(samples, TIMEOUT, progress, record -> {
-                shard.writeBytes(record.value());
-                if (shard.size() >= shardBytes) {
-                    put(context, benchCase, objects[0]++, shard);
-                }
-            });
-        }
-        if (shard.size() > 0) {
-            put(context, benchCase, objects[0], shard);
-        }
-        return (System.nanoTime() - start) / 1e9;
-    }
-
-    private static void put(BenchContext context, BenchCase benchCase, int object, ByteArrayOutputStream shard) {
-        context.store().putIfAbsent(String.format(Locale.ROOT, "bench-raw/%s/object-%06d", benchCase.name(), object), shard.toByteArray());
-        shard.reset();
-    }
-
-    /** A JFR recording of one stage's service over its timed window, when the run profiles; nothing otherwise. */
-    private record Profiling(BenchContext context, ServiceProcess process, JfrRecording recording,
-                             Map<Long, Map.Entry<String, Double>> threadsAtStart) {
-
-        static Profiling start(BenchContext context, ServiceProcess process, String name) {
-            Path dir = context.options().profileDir();
-            JfrRecording recording = dir == null ? null
-                    : JfrRecording.start(process.pid(), context.workDir().resolve(name + "-" + context.s3() + ".jfr"));
-            return new Profiling(context, process, recording, ProcessMeter.threadCpuSeconds(process.pid()));
-        }
-
-        void stop(String stage, String work, double seconds, List<StageProfile> profiles) throws IOException {
-            if (recording != null) {
-                StageProfile.CpuSplit cpu = StageProfile.CpuSplit.between(threadsAtStart, ProcessMeter.threadCpuSeconds(process.pid()));
-                profiles.add(StageProfile.read(stage + " (" + context.s3() + ")", work, seconds, cpu, List.of(recording.stop())));
-            }
-        }
-
-        static void write(BenchContext context, List<StageProfile> profiles) throws IOException {
-            if (!profiles.isEmpty()) {
-                String command = String.format(Locale.ROOT, "bin/shardflow bench --only p1a,p1b --s3 %s --samples %d --profile", context.s3(),
-                        context.options().samples());
-                context.say("wrote %s", ProfileReport.write(context.options().profileDir(), profiles,
-                        MachineInfo.detect(context.options().checkout(), context.clock()), command));
-            }
-        }
+    private static void record(BenchContext context, String figure, String label, String role, StageWindow.Result result,
+                               SampleShape shape, double rawMbPerSecond, String rawName, String rawSpread) {
+        double gigabytes = result.samples() * shape.tensorBytes() / 1e9;
+        CpuSplit cpu = result.cpu().of(role).per(gigabytes);
+        CpuSplit warm = result.warmup().of(role);
+        context.recorder().add(Measurement.againstBaseline(figure, shape.name() + " samples, " + label, context.s3(),
+                gigabytes * 1e3 / result.seconds(), "MB/s", rawMbPerSecond, rawName, ">= 0.8", 0.8,
+                String.format(Locale.ROOT, "%d samples in %.1f s after the warm-up; %s %.2f CPU-s/GB (JIT %.2f, VM/GC %.2f); "
+                        + "warm-up %.1f CPU-s (JIT %.1f); raw %s", result.samples(), result.seconds(), role, cpu.total(), cpu.jit(), cpu.vm(),
+                        warm.total(), warm.jit(), rawSpread)));
     }
 }

@@ -24,29 +24,6 @@ import jdk.jfr.consumer.RecordingFile;
 record StageProfile(String stage, String work, double seconds, CpuSplit cpu, Map<String, Double> categoryShare,
                     Map<String, Double> topMethodShare, double gcPauseSeconds, long samples) {
 
-    /**
-     * CPU seconds of the process over a window: all threads, the JIT compiler threads, and the VM
-     * thread (which runs the serial collector and safepoint work).
-     */
-    record CpuSplit(double total, double jit, double vm) {
-
-        /** From two looks at the threads ({@link ProcessMeter#threadCpuSeconds}); threads that ended in between are missed. */
-        static <K> CpuSplit between(Map<K, Map.Entry<String, Double>> before, Map<K, Map.Entry<String, Double>> after) {
-            double total = 0;
-            double jit = 0;
-            double vm = 0;
-            for (Map.Entry<K, Map.Entry<String, Double>> thread : after.entrySet()) {
-                Map.Entry<String, Double> start = before.get(thread.getKey());
-                double used = thread.getValue().getValue() - (start == null ? 0 : start.getValue());
-                String name = thread.getValue().getKey();
-                total += used;
-                jit += name.contains("CompilerThre") ? used : 0;
-                vm += name.equals("VM Thread") || name.startsWith("GC Thread") ? used : 0;
-            }
-            return new CpuSplit(total, jit, vm);
-        }
-    }
-
     private static final double JAVA_PERIOD_MS = JfrRecording.JAVA_PERIOD_MS;
     private static final double NATIVE_PERIOD_MS = JfrRecording.NATIVE_PERIOD_MS;
     private static final int TOP_METHODS = 12;

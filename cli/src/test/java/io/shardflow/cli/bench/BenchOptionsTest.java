@@ -14,7 +14,8 @@ class BenchOptionsTest {
 
     private static BenchOptions options(Set<String> figures) {
         return new BenchOptions(figures, List.of(S3Kind.S3PROXY), List.of(SampleShape.SMALL, SampleShape.LARGE), 1000, 100, 1000,
-                List.of(64), List.of("hdf5"), Duration.ofSeconds(2), Duration.ofSeconds(10), 20, Path.of("work"), Path.of("."), null, 1000);
+                List.of(64), List.of("hdf5"), Duration.ofSeconds(2), Duration.ofSeconds(10), 20, Path.of("work"), Path.of("."), null, 1000,
+                1L << 30, 0.25, List.of(1, 2, 4), 3);
     }
 
     @Test
@@ -35,5 +36,12 @@ class BenchOptionsTest {
         assertThat(options(Set.of()).samplesOf(SampleShape.LARGE)).isEqualTo(82); // 12,296,000 / 150,536
         assertThat(SampleShape.parse("64").name()).isEqualTo("49KB");
         assertThatThrownBy(() -> SampleShape.parse("huge")).isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
+    void shouldSayWhichCommandMeasuresWhatItMeasured() {
+        assertThat(options(Set.of("cpu", "p1a")).reproduce())
+                .isEqualTo("bin/shardflow bench --only cpu,p1a --s3 s3proxy --samples 1000 --warmup 100 --steady-gb 1.073741824");
+        assertThat(options(Set.of("p5")).reproduce()).endsWith("--quota 0.25 --scale-out 1,2,4");
     }
 }

@@ -38,10 +38,12 @@ class CpuCategoriesTest {
         var before = Map.of(1L, Map.entry("main", 1.0), 2L, Map.entry("C2 CompilerThre", 3.0));
         var after = Map.of(1L, Map.entry("main", 1.5), 2L, Map.entry("C2 CompilerThre", 5.0), 3L, Map.entry("VM Thread", 0.25));
 
-        StageProfile.CpuSplit split = StageProfile.CpuSplit.between(before, after);
+        CpuSplit split = CpuSplit.between(before, after);
 
         assertThat(split.total()).isEqualTo(2.75);
         assertThat(split.jit()).isEqualTo(2.0);
         assertThat(split.vm()).isEqualTo(0.25);
+        assertThat(split.application()).isEqualTo(0.5);
+        assertThat(split.per(0.5).total()).isEqualTo(5.5);
     }
 }

@@ -154,11 +154,17 @@ final class Hdf5Column implements AutoCloseable {
         append(row.length == rowBytes ? row : Arrays.copyOf(row, Math.toIntExact(rowBytes)));
     }
 
-    /** Writes the buffered rows at the end of the dataset. */
+    /** Writes the buffered rows at the end of the dataset (holding the library's lock, see {@link StreamingShardWriter#LIBRARY}). */
     void flush() {
         if (buffered == 0) {
             return;
         }
+        synchronized (StreamingShardWriter.LIBRARY) {
+            writeBuffered();
+        }
+    }
+
+    private void writeBuffered() {
         check(H5Dset_extent(dataset, dims(written + buffered)), "H5Dset_extent(" + name + ")");
         try (Hdf5Ids ids = new Hdf5Ids()) {
             long fileSpace = ids.keep(H5Dget_space(dataset), hdf5::H5Sclose, "H5Dget_space(" + name + ")");

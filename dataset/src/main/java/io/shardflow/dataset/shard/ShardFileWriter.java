@@ -28,4 +28,14 @@ public interface ShardFileWriter {
      * one. How much of the shard the appender holds in memory is the implementation's (see each).
      */
     ShardAppender open(Path target, DatasetSpec spec, ShardId id);
+
+    /**
+     * As {@link #open(Path, DatasetSpec, ShardId)} for a shard that will get exactly {@code rows} rows (the
+     * sink knows it from the seal marker): a writer may then stream them into the file as they come
+     * instead of gathering them first. The same rows give the same bytes either way; a shard that gets
+     * another number of rows fails on finish.
+     */
+    default ShardAppender open(Path target, DatasetSpec spec, ShardId id, long rows) {
+        return open(target, spec, id);
+    }
 }

@@ -71,8 +71,8 @@ import org.slf4j.LoggerFactory;
 public final class StreamingShardWriter implements ShardFileWriter {
 
     private static final Logger log = LoggerFactory.getLogger(StreamingShardWriter.class);
-    /** The C library is not built thread-safe: one writer in the process talks to it at a time. */
-    private static final Object LIBRARY = new Object();
+    /** The C library is not built thread-safe: every call into it, from any writer in the process, holds this. */
+    static final Object LIBRARY = new Object();
 
     static {
         check(H5open(), "H5open");
@@ -86,12 +86,26 @@ public final class StreamingShardWriter implements ShardFileWriter {
 
     /**
      * Rows given one by one go to a spill file next to the target while their layout is measured, and
-     * are written from there on finish (see {@link SpillingShardAppender}): the heap holds one row and
-     * one chunk per dataset, the disk briefly holds the shard twice.
+     * are written from there on finish (see {@link SpillingShardAppender}): the row count is not known
+     * before the last row. The heap holds one row and one chunk per dataset.
      */
     @Override
     public ShardAppender open(Path target, DatasetSpec spec, ShardId id) {
         return new SpillingShardAppender(this, target, spec, id);
+    }
+
+    /**
+     * With the row count known (the sink has it from the seal marker) and no variable tensor (whose
+     * offsets must be known before its first value), rows go straight into the file
+     * ({@link Hdf5ShardFile}): the tensor bytes are written once. Otherwise as {@link #open(Path, DatasetSpec, ShardId)}.
+     * Both write the same bytes for the same rows.
+     */
+    @Override
+    public ShardAppender open(Path target, DatasetSpec spec, ShardId id, long rows) {
+        if (rows < 1 || spec.tensors().stream().anyMatch(TensorSpec::isVariable)) {
+            return open(target, spec, id);
+        }
+        return new DirectShardAppender(target, spec, id, rows);
     }
 
     /** Writes validated {@code rows}, which match {@code layout}; reads them once, in order. */
@@ -99,90 +113,24 @@ public final class StreamingShardWriter implements ShardFileWriter {
         ShardWriter.prepareTarget(target);
         long started = System.nanoTime();
         boolean complete = false;
-        synchronized (LIBRARY) {
-            try {
-                writeFile(target, spec, id, layout, rows);
-                complete = true;
-            } finally {
-                if (!complete) {
-                    deleteQuietly(target);
-                }
+        try (Hdf5ShardFile file = new Hdf5ShardFile(target, spec, id, layout.rows(), layout.variables())) {
+            rows.forEach(file::append);
+            file.finish();
+            complete = true;
+        } finally {
+            if (!complete) {
+                deleteQuietly(target);
             }
         }
         log.debug("Wrote shard {} with {} rows to {} in {} ms (HDF5 C library)", id, layout.rows(), target,
                 (System.nanoTime() - started) / 1_000_000);
     }
 
-    private static void writeFile(Path target, DatasetSpec spec, ShardId id, ShardLayout layout, Iterable<SampleRow> rows) {
-        long n = layout.rows();
-        StringWidths widths = layout.widths();
-        List<Hdf5Column> columns = new ArrayList<>();
-        try (Hdf5Ids ids = new Hdf5Ids()) {
-            long fcpl = ids.keep(H5Pcreate(H5P_CLS_FILE_CREATE_ID_g()), hdf5::H5Pclose, "H5Pcreate(file)");
-            // Without this the root group's object header records its creation time.
-            check(H5Pset_obj_track_times(fcpl, false), "H5Pset_obj_track_times(file)");
-            BytePointer path = new BytePointer(target.toString(), StandardCharsets.UTF_8);
-            long file = ids.keep(H5Fcreate(path, H5F_ACC_TRUNC, fcpl, H5P_DEFAULT), hdf5::H5Fclose,
-                    "H5Fcreate(" + target + ")");
-            try {
-                writeRootAttributes(ids, file, spec, id, n);
-                long gcpl = ids.keep(H5Pcreate(H5P_CLS_GROUP_CREATE_ID_g()), hdf5::H5Pclose, "H5Pcreate(group)");
-                check(H5Pset_obj_track_times(gcpl, false), "H5Pset_obj_track_times(group)");
-                long tensors = ids.keep(H5Gcreate2(file, ShardFormat.GROUP_TENSORS, H5P_DEFAULT, gcpl, H5P_DEFAULT), hdf5::H5Gclose,
-                        "H5Gcreate2(" + ShardFormat.GROUP_TENSORS + ")");
-
-                List<Hdf5Column> tensorColumns = new ArrayList<>();
-                for (TensorSpec tensor : spec.tensors()) {
-                    long type = fileType(ids, tensor.dtype());
-                    Hdf5Column column;
-                    if (tensor.isVariable()) {
-                        column = track(columns, variableColumns(ids, tensors, gcpl, layout.variables().get(tensor.name()), type, spec,
-                                columns));
-                    } else {
-                        column = track(columns, new Hdf5Column(ids, tensors, tensor.name(), type, tensor.shape(),
-                                tensor.byteLength(), n, spec.compression(), tensor.dtype().itemSize()));
-                        writeStringAttribute(ids, column.dataset(), ShardFormat.ATTR_DTYPE, tensor.dtype().numpyName());
-                    }
-                    tensorColumns.add(column);
-                }
-                Hdf5Column sampleIds = track(columns, stringColumn(ids, file, ShardFormat.DS_SAMPLE_ID, widths.sampleId(), n));
-                Hdf5Column deviceIds = track(columns, stringColumn(ids, file, ShardFormat.DS_DEVICE_ID, widths.deviceId(), n));
-                Hdf5Column producedAt = track(columns, new Hdf5Column(ids, file, ShardFormat.DS_PRODUCED_AT, H5T_STD_I64LE_g(),
-                        List.of(), Long.BYTES, n));
-                Hdf5Column attributes = track(columns, stringColumn(ids, file, ShardFormat.DS_ATTRIBUTES, widths.attributes(), n));
-
-                byte[] millis = new byte[Long.BYTES];
-                ByteBuffer millisView = ByteBuffer.wrap(millis).order(ByteOrder.LITTLE_ENDIAN);
-                for (SampleRow row : rows) {
-                    for (int t = 0; t < tensorColumns.size(); t++) {
-                        TensorSpec tensor = spec.tensors().get(t);
-                        byte[] value = row.tensors().get(tensor.name());
-                        if (tensor.isVariable()) {
-                            tensorColumns.get(t).appendRows(value);
-                        } else {
-                            tensorColumns.get(t).append(value);
-                        }
-                    }
-                    sampleIds.appendPadded(StringWidths.utf8(row.sampleId()));
-                    deviceIds.appendPadded(StringWidths.utf8(row.deviceId()));
-                    millisView.putLong(0, row.producedAtMillis());
-                    producedAt.append(millis);
-                    attributes.appendPadded(StringWidths.utf8(ShardWriter.attributesJson(row)));
-                }
-                for (Hdf5Column column : columns) {
-                    column.flush();
-                }
-            } finally {
-                columns.forEach(Hdf5Column::close);
-            }
-        }
-    }
-
     /**
      * A variable tensor's group (FORMAT.md): its offsets and shapes are written here at once (a few
      * bytes per row), and the returned values column takes the rows' elements as they stream by.
      */
-    private static Hdf5Column variableColumns(Hdf5Ids ids, long tensors, long gcpl, VariableTensor layout, long type,
+    static Hdf5Column variableColumns(Hdf5Ids ids, long tensors, long gcpl, VariableTensor layout, long type,
             DatasetSpec spec, List<Hdf5Column> columns) {
         TensorSpec tensor = layout.tensor();
         long group = ids.keep(H5Gcreate2(tensors, tensor.name(), H5P_DEFAULT, gcpl, H5P_DEFAULT), hdf5::H5Gclose,
@@ -216,11 +164,11 @@ public final class StreamingShardWriter implements ShardFileWriter {
         return column;
     }
 
-    private static Hdf5Column stringColumn(Hdf5Ids ids, long file, String name, int width, long rows) {
+    static Hdf5Column stringColumn(Hdf5Ids ids, long file, String name, int width, long rows) {
         return new Hdf5Column(ids, file, name, stringType(ids, width, name), List.of(), width, rows);
     }
 
-    private static void writeRootAttributes(Hdf5Ids ids, long file, DatasetSpec spec, ShardId id, long rows) {
+    static void writeRootAttributes(Hdf5Ids ids, long file, DatasetSpec spec, ShardId id, long rows) {
         writeAttribute(ids, file, ShardFormat.ATTR_FORMAT, H5T_STD_I32LE_g(),
                 littleEndian(Integer.BYTES).putInt(0, ShardFormat.FORMAT_VERSION));
         writeStringAttribute(ids, file, ShardFormat.ATTR_DATASET, id.dataset());
@@ -231,7 +179,7 @@ public final class StreamingShardWriter implements ShardFileWriter {
     }
 
     /** A scalar fixed-length UTF-8 string attribute, NUL-terminated as jHDF writes it. */
-    private static void writeStringAttribute(Hdf5Ids ids, long owner, String name, String value) {
+    static void writeStringAttribute(Hdf5Ids ids, long owner, String name, String value) {
         byte[] bytes = StringWidths.utf8(value);
         ByteBuffer padded = ByteBuffer.allocateDirect(bytes.length + 1).put(bytes).put((byte) 0);
         writeAttribute(ids, owner, name, stringType(ids, bytes.length + 1, name), padded);
@@ -260,7 +208,7 @@ public final class StreamingShardWriter implements ShardFileWriter {
      * Little-endian in the file, as the rows' bytes are: the library copies them without conversion.
      * bfloat16 is stored as its uint16 bits, string and bytes as uint8 values (FORMAT.md).
      */
-    private static long fileType(Hdf5Ids ids, DType dtype) {
+    static long fileType(Hdf5Ids ids, DType dtype) {
         return switch (dtype) {
             case BOOL, UINT8, STRING, BYTES -> H5T_STD_U8LE_g();
             case INT8 -> H5T_STD_I8LE_g();

@@ -5,10 +5,29 @@ import io.minio.ListObjectsV2Response;
 import io.minio.MinioAsyncClient;
 import io.minio.ObjectWriteResponse;
 import io.minio.UploadPartResponse;
+import io.minio.Signer;
+import io.minio.credentials.Credentials;
+import io.minio.errors.InsufficientDataException;
+import io.minio.errors.InternalException;
+import io.minio.http.HttpUtils;
+import io.minio.http.Method;
 import io.minio.messages.Part;
+import java.io.IOException;
 import java.io.RandomAccessFile;
+import java.nio.file.Path;
+import java.security.InvalidKeyException;
+import java.security.NoSuchAlgorithmException;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import okhttp3.Headers;
+import okhttp3.HttpUrl;
+import okhttp3.MediaType;
+import okhttp3.Request;
+import okhttp3.RequestBody;
+import okhttp3.Response;
+import okio.BufferedSink;
+import okio.Okio;
+import okio.Source;
 
 /**
  * Reaches the S3 calls that minio-java 8.6 keeps protected, and hides its Guava multimaps.
@@ -29,6 +48,82 @@ final class MinioLowLevel extends MinioAsyncClient {
     CompletableFuture<ObjectWriteResponse> putBytes(String bucket, String region, String key, byte[] bytes,
             Map<String, String> headers) throws Exception {
         return putObjectAsync(bucket, region, key, bytes, bytes.length, newMultimap(headers), null);
+    }
+
+    /**
+     * One create-only PUT of a file whose SHA-256 the caller computed already: the file streams from
+     * disk (no copy in the heap) and the hash goes into {@code x-amz-content-sha256}, which the
+     * request's signature covers and the server checks the body against. minio-java, given bytes,
+     * would hash them again (SHA-256 over plain HTTP) and add an MD5 (Content-MD5): two more passes
+     * over every shard, each dearer than the write itself.
+     */
+    CompletableFuture<Void> putHashedFile(String bucket, String region, String key, Path file, long size, String sha256Hex,
+            Map<String, String> headers) throws Exception {
+        return getRegionAsync(bucket, region).thenCompose(location -> {
+            try {
+                return executeAsync(Method.PUT, bucket, key, location, Headers.of(headers), null,
+                        new HashedFileBody(file, size, sha256Hex, location), 0);
+            } catch (Exception e) {
+                return CompletableFuture.failedFuture(e);
+            }
+        }).thenAccept(Response::close);
+    }
+
+    /** Builds (and signs) the request of {@link #putHashedFile}; any other request as minio-java does. */
+    @Override
+    protected Request createRequest(HttpUrl url, Method method, Headers headers, Object body, int length, Credentials creds)
+            throws InsufficientDataException, InternalException, IOException, NoSuchAlgorithmException {
+        if (!(body instanceof HashedFileBody file)) {
+            return super.createRequest(url, method, headers, body, length, creds);
+        }
+        // minio's own request for an empty body gives the host, date, agent and session-token headers; the
+        // empty body's hashes are then replaced by the file and its hash.
+        Request request = super.createRequest(url, method, headers, HttpUtils.EMPTY_BODY, 0, creds).newBuilder()
+                .removeHeader("Content-MD5").header("x-amz-content-sha256", file.sha256Hex).method(method.toString(), file).build();
+        if (creds == null) {
+            return request;
+        }
+        try {
+            // minio signs only requests whose body it built: this one is signed here, over the given hash.
+            return Signer.signV4S3(request, file.region, creds.accessKey(), creds.secretKey(), file.sha256Hex);
+        } catch (InvalidKeyException e) {
+            throw new InternalException("cannot sign the request: " + e.getMessage(), null);
+        }
+    }
+
+    /** A file's bytes as a request body, with the SHA-256 the caller vouches for. */
+    private static final class HashedFileBody extends RequestBody {
+
+        private static final MediaType OCTETS = MediaType.parse("application/octet-stream");
+
+        private final Path file;
+        private final long size;
+        private final String sha256Hex;
+        private final String region;
+
+        HashedFileBody(Path file, long size, String sha256Hex, String region) {
+            this.file = file;
+            this.size = size;
+            this.sha256Hex = sha256Hex;
+            this.region = region;
+        }
+
+        @Override
+        public MediaType contentType() {
+            return OCTETS;
+        }
+
+        @Override
+        public long contentLength() {
+            return size;
+        }
+
+        @Override
+        public void writeTo(BufferedSink sink) throws IOException {
+            try (Source source = Okio.source(file.toFile())) {
+                sink.writeAll(source);
+            }
+        }
     }
 
     CompletableFuture<CreateMultipartUploadResponse> createMultipart(String bucket, String region, String key,

@@ -17,6 +17,16 @@ public interface ObjectStore {
     /** Creates {@code key} from the file's bytes unless it already exists. */
     PutOutcome putIfAbsent(String key, Path file);
 
+    /**
+     * As {@link #putIfAbsent(String, Path)}, for a file whose SHA-256 (lowercase hex) the caller has
+     * computed already, as the shard writer does in its one read of a shard: a store that signs
+     * requests by payload hash sends this one instead of hashing the file again, and may have the
+     * server check the bytes against it. By default the hash is not used.
+     */
+    default PutOutcome putIfAbsent(String key, Path file, String sha256Hex) {
+        return putIfAbsent(key, file);
+    }
+
     /** Creates {@code key} with these bytes unless it already exists. */
     PutOutcome putIfAbsent(String key, byte[] bytes);
 

@@ -140,6 +140,33 @@ public final class S3ObjectStore implements ObjectStore, AutoCloseable {
     }
 
     /**
+     * The shard upload: below the part size, one PUT that streams the file and sends the caller's
+     * SHA-256 as the payload hash the request is signed with (and the server checks), so the file is
+     * neither read into the heap nor hashed again here ({@link MinioLowLevel#putHashedFile}); above
+     * it, multipart as {@link #putIfAbsent(String, Path)}.
+     */
+    @Override
+    public PutOutcome putIfAbsent(String key, Path file, String sha256Hex) {
+        long size;
+        try {
+            size = Files.size(file);
+        } catch (IOException e) {
+            throw new ObjectStoreException("putIfAbsent", key, "cannot read " + file + ": " + e.getMessage(), e);
+        }
+        if (size >= partSize) {
+            return multipart.put(key, file, size);
+        }
+        try {
+            S3Errors.await(() -> s3.putHashedFile(bucket, region, key, file, size, sha256Hex,
+                    Map.of("If-None-Match", "*", "Content-Type", "application/octet-stream")));
+            log.debug("Created {} ({} bytes, sha256 {})", key, size, sha256Hex);
+            return PutOutcome.CREATED;
+        } catch (S3Errors.Failure f) {
+            return existingOrThrow("putIfAbsent", key, f);
+        }
+    }
+
+    /**
      * Interprets a failed create-only write: 412 (or AWS's 409 for a concurrent conditional write)
      * means "already there" only if a HEAD confirms the object exists.
      */

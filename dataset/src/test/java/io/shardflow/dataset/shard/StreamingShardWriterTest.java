@@ -45,6 +45,40 @@ class StreamingShardWriterTest {
     }
 
     @Test
+    void shouldWriteTheSameBytesWhenShardsStreamFromSeveralThreadsAtOnce() throws Exception {
+        // Each thread's chunk writes take the library lock in turn: four shards interleave their calls.
+        DatasetSpec spec = Specs.imageSpec("cifar", "v1");
+        List<List<SampleRow>> shards = new ArrayList<>();
+        List<Thread> threads = new ArrayList<>();
+        List<Throwable> failures = java.util.Collections.synchronizedList(new ArrayList<>());
+        for (int n = 0; n < 4; n++) {
+            List<SampleRow> rows = ShardRoundTripTest.randomRows(spec, 250, new Random(100 + n));
+            shards.add(rows);
+            ShardId id = new ShardId("cifar", "v1", n, 1);
+            Path file = tmp.resolve("parallel-" + n + ".h5");
+            threads.add(new Thread(() -> {
+                try (ShardAppender appender = writer.open(file, spec, id, rows.size())) {
+                    rows.forEach(appender::append);
+                    appender.finish();
+                } catch (Throwable e) {
+                    failures.add(e);
+                }
+            }));
+        }
+        threads.forEach(Thread::start);
+        for (Thread thread : threads) {
+            thread.join();
+        }
+
+        assertThat(failures).isEmpty();
+        for (int n = 0; n < 4; n++) {
+            Path alone = tmp.resolve("alone-" + n + ".h5");
+            writer.write(alone, spec, new ShardId("cifar", "v1", n, 1), shards.get(n));
+            assertThat(ShardDigest.sha256(tmp.resolve("parallel-" + n + ".h5"))).isEqualTo(ShardDigest.sha256(alone));
+        }
+    }
+
+    @Test
     void shouldWriteByteIdenticalFilesForTheSameRowsAcrossManyChunks() throws Exception {
         DatasetSpec spec = Specs.imageSpec("cifar", "v1");
         ShardId id = new ShardId("cifar", "v1", 1, 5);

@@ -58,6 +58,9 @@ final class IngestProcessor implements Processor<byte[], byte[], byte[], byte[]>
     /** The last spec seen and its fingerprint: the spec source hands out the same instance until it reloads. */
     private DatasetSpec lastSpec;
     private String lastFingerprint;
+    /** The shard of the last event forwarded and its key bytes (see {@link #shardKey}). */
+    private ShardId lastShard;
+    private byte[] lastShardKey;
     private KeyValueStore<String, LaneState> lanes;
     private DuplicateFilter duplicates;
     private SequenceFilter resends;
@@ -232,9 +235,22 @@ final class IngestProcessor implements Processor<byte[], byte[], byte[], byte[]>
     }
 
     private void forward(ShardEvent event, long timestamp, String sink) {
-        String shardId = new ShardId(event.getDataset(), event.getVersion(), event.getLane(), event.getSequence()).toString();
-        context.forward(new Record<>(shardId.getBytes(StandardCharsets.UTF_8), ShardEventCodec.encode(event), timestamp,
-                new RecordHeaders()), sink);
+        context.forward(new Record<>(shardKey(event), ShardEventCodec.encode(event), timestamp, new RecordHeaders()), sink);
+    }
+
+    /**
+     * The record key, the shard id's text: every decision of a shard has the same one, so it is made
+     * (name checks, zero-padded formatting, UTF-8) once per shard rather than once per sample. The
+     * bytes are never changed after they are handed on, so handing the same array again is safe.
+     */
+    private byte[] shardKey(ShardEvent event) {
+        ShardId last = lastShard;
+        if (last == null || last.sequence() != event.getSequence() || last.lane() != event.getLane()
+                || !last.dataset().equals(event.getDataset()) || !last.version().equals(event.getVersion())) {
+            lastShard = new ShardId(event.getDataset(), event.getVersion(), event.getLane(), event.getSequence());
+            lastShardKey = lastShard.toString().getBytes(StandardCharsets.UTF_8);
+        }
+        return lastShardKey;
     }
 
     private void reject(Record<byte[], byte[]> record, Rejection rejection) {

@@ -24,15 +24,26 @@ public final class SampleRows {
         Map<String, byte[]> tensors = new HashMap<>();
         Map<String, List<Integer>> shapes = new HashMap<>();
         for (Tensor tensor : sample.getTensors()) {
-            ByteBuffer data = tensor.getData().duplicate();
-            byte[] bytes = new byte[data.remaining()];
-            data.get(bytes);
-            tensors.put(tensor.getName(), bytes);
+            tensors.put(tensor.getName(), bytesOf(tensor.getData()));
             if (spec.tensor(tensor.getName()).map(TensorSpec::hasFreeDimension).orElse(false)) {
                 shapes.put(tensor.getName(), List.copyOf(tensor.getShape()));
             }
         }
         return new SampleRow(sample.getSampleId(), sample.getDeviceId(), sample.getProducedAt().toEpochMilli(), tensors,
                 sample.getAttributes(), shapes);
+    }
+
+    /**
+     * The buffer's bytes. The Avro decoder gives each tensor a fresh buffer over an array of exactly its
+     * bytes, used by nothing else once the row is made: that array is the row's, with no copy of the tensor.
+     */
+    static byte[] bytesOf(ByteBuffer data) {
+        if (data.hasArray() && data.arrayOffset() == 0 && data.position() == 0 && data.remaining() == data.array().length) {
+            return data.array();
+        }
+        ByteBuffer view = data.duplicate();
+        byte[] bytes = new byte[view.remaining()];
+        view.get(bytes);
+        return bytes;
     }
 }

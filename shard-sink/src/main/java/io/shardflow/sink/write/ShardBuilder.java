@@ -62,7 +62,7 @@ public final class ShardBuilder {
         }
         Path file = workDir.resolve(id.dataset() + "~" + id.version() + "~" + id.laneAndSequence().replace('/', '~') + ".h5");
         RowStream rows = new RowStream(id, spec, sourceOffsets);
-        try (ShardAppender appender = writer.open(file, spec, id)) {
+        try (ShardAppender appender = writer.open(file, spec, id, seal.getSampleCount())) {
             samples.read(id.lane(), named, sourced -> appender.append(rows.next(sourced)));
             rows.checkComplete(seal.getPayloadBytes());
             appender.finish();

@@ -45,7 +45,7 @@ public final class ShardUploader {
      */
     public ShardEntry upload(BuiltShard shard) {
         String key = shard.entry().objectKey();
-        PutOutcome outcome = retrier.call("upload " + key, () -> store.putIfAbsent(key, shard.file()));
+        PutOutcome outcome = retrier.call("upload " + key, () -> store.putIfAbsent(key, shard.file(), shard.entry().sha256()));
         if (outcome == PutOutcome.CREATED) {
             return withPageIndex(shard.entry(), shard.pageIndex());
         }

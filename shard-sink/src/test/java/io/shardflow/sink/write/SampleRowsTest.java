@@ -39,4 +39,18 @@ class SampleRowsTest {
         assertThat(row.tensors().get("u")).hasSize(8).containsOnly(-1);
         assertThat(row.tensors().get("boxes")).hasSize(48);
     }
+
+    @Test
+    void shouldTakeAWholeArrayAsItIsAndCopyOnlyAPartOfOne() {
+        byte[] whole = {1, 2, 3, 4};
+        byte[] shared = {9, 1, 2, 3, 9};
+
+        assertThat(SampleRows.bytesOf(java.nio.ByteBuffer.wrap(whole))).isSameAs(whole);
+        byte[] part = SampleRows.bytesOf(java.nio.ByteBuffer.wrap(shared, 1, 3));
+        assertThat(part).containsExactly(1, 2, 3);
+        assertThat(SampleRows.bytesOf(java.nio.ByteBuffer.wrap(shared, 1, 3).slice())).containsExactly(1, 2, 3).isNotSameAs(shared);
+        java.nio.ByteBuffer direct = java.nio.ByteBuffer.allocateDirect(2).put((byte) 7).put((byte) 8).flip();
+        assertThat(SampleRows.bytesOf(direct)).containsExactly(7, 8);
+        assertThat(direct.remaining()).as("the buffer itself is left as it was").isEqualTo(2);
+    }
 }
