@@ -3,6 +3,7 @@
 # every stage, each even when another failed (unless it needs what that one makes), and ends with a
 # table of stages, results and times; exits non-zero if any stage failed.
 #
+#   disk         enough free space where the tests write (SHARDFLOW_MIN_FREE_GB, default 20)
 #   tools        the servers the tests run (Kafka, Apicurio, S3Proxy; scripts/fetch-tools.sh)
 #   minio        the MinIO server, built from source (background)
 #   python-env   Debian packages and the venv for the Python tests, zsh and Chromium (background)
@@ -40,7 +41,7 @@ for arg in "$@"; do
   case $arg in
     --fresh) FRESH=1 ;;
     --long) LONG=1 ;;
-    -h|--help) sed -n '2,24p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,/^set -uo/p' "${BASH_SOURCE[0]}" | sed '$d' | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "test.sh: unknown argument '$arg' (try --help)" >&2; exit 2 ;;
   esac
 done
@@ -99,6 +100,7 @@ python_tests() { "$(tail -n 1 "$STAGE_LOGS/python-env.path")" -m pytest -q pytho
 frameworks_env() { bash scripts/setup-frameworks.sh >"$STAGE_LOGS/frameworks-env.path" && tail -n 1 "$STAGE_LOGS/frameworks-env.path"; }
 frameworks_tests() { PYTHONPATH=python "$(tail -n 1 "$STAGE_LOGS/frameworks-env.path")" -m pytest -q python/tests_frameworks; }
 
+stage disk -- disk_check "${SHARDFLOW_MIN_FREE_GB:-20}"
 stage tools -- bash scripts/fetch-tools.sh --no-minio
 stage_bg minio --needs tools -- bash scripts/fetch-tools.sh
 stage_bg python-env -- python_env

@@ -4,9 +4,11 @@
 
 STAGE_LOGS=${STAGE_LOGS:-$(mktemp -d)}
 STAGE_ORDER=()
-declare -A STAGE_RESULT=() STAGE_SECS=() STAGE_PID=() STAGE_START=() STAGE_NOTE=()
+declare -A STAGE_RESULT=() STAGE_SECS=() STAGE_PID=() STAGE_START=() STAGE_NOTE=() STAGE_FREE=()
 
 _stage_now() { date +%s; }
+# GB free where the tests write (the temp dir): a full disk fails stages in ways that name anything but the disk.
+_stage_free_gb() { df -Pk "${TMPDIR:-/tmp}" 2>/dev/null | awk 'NR == 2 { printf "%.1f", $4 / 1048576 }'; }
 
 # stage_ok NAME: whether NAME ran and passed.
 stage_ok() { [[ ${STAGE_RESULT[$1]:-} == ok ]]; }
@@ -28,6 +30,7 @@ _stage_blocked() {
 _stage_record() { # name rc started
   local name=$1 rc=$2 started=$3
   STAGE_SECS[$name]=$(($(_stage_now) - started))
+  STAGE_FREE[$name]=$(_stage_free_gb)
   if ((rc == 0)); then STAGE_RESULT[$name]=ok; else STAGE_RESULT[$name]=FAILED; STAGE_NOTE[$name]="exit $rc"; fi
 }
 
@@ -81,11 +84,22 @@ stage_summary() {
   local started=$1 name failed=0
   echo
   echo "== summary =="
-  printf '%-14s %-8s %8s  %s\n' stage result time note
+  printf '%-14s %-8s %8s %9s  %s\n' stage result time "GB free" note
   for name in "${STAGE_ORDER[@]}"; do
-    printf '%-14s %-8s %6d s  %s\n' "$name" "${STAGE_RESULT[$name]}" "${STAGE_SECS[$name]}" "${STAGE_NOTE[$name]:-}"
+    printf '%-14s %-8s %6d s %9s  %s\n' "$name" "${STAGE_RESULT[$name]}" "${STAGE_SECS[$name]}" "${STAGE_FREE[$name]:--}" "${STAGE_NOTE[$name]:-}"
     [[ ${STAGE_RESULT[$name]} == ok ]] || failed=1
   done
   printf '%-14s %-8s %6d s\n' total "$( ((failed)) && echo FAILED || echo ok)" $(($(_stage_now) - started))
   return $failed
+}
+
+# disk_check MIN_GB: fails when the temp dir's file system has less than MIN_GB free, saying so;
+# the tests (images under vfs, the broker's and S3 servers' data, 300 MB shards) need that much.
+disk_check() {
+  local free
+  free=$(_stage_free_gb)
+  echo "free: ${free} GB in ${TMPDIR:-/tmp}; $(df -Ph "$HOME" | awk 'NR == 2 { print $4 }') in $HOME"
+  awk -v f="$free" -v m="$1" 'BEGIN { exit !(f >= m) }' && return 0
+  echo "only ${free} GB free in ${TMPDIR:-/tmp}: the run needs about $1 GB (SHARDFLOW_MIN_FREE_GB sets it); free some space first" >&2
+  return 1
 }
