@@ -2,28 +2,19 @@ package io.shardflow.dataset.store;
 
 import io.minio.BucketExistsArgs;
 import io.minio.GetObjectArgs;
-import io.minio.ListObjectsV2Response;
 import io.minio.MakeBucketArgs;
 import io.minio.MinioAsyncClient;
 import io.minio.RemoveObjectArgs;
 import io.minio.StatObjectArgs;
 import io.minio.StatObjectResponse;
-import io.minio.http.HttpUtils;
-import io.minio.messages.Contents;
-import io.minio.messages.ListBucketResultV2;
-import io.minio.messages.Prefix;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
-import java.security.GeneralSecurityException;
-import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import okhttp3.OkHttpClient;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -48,12 +39,12 @@ public final class S3ObjectStore implements ObjectStore, AutoCloseable {
     static final long MIN_PART_SIZE = 5L * 1024 * 1024;
     /** Parts of one multipart upload in flight at once: a 1 GiB shard is 64 parts, not 64 round trips in a row. */
     static final int PARALLEL_PARTS = 4;
-    private static final int LIST_PAGE = 1000;
 
     private final MinioLowLevel s3;
     private final String bucket;
     private final String region;
     private final MultipartPut multipart;
+    private final S3Listing listing;
     private final long partSize;
     private final boolean ownsClient;
 
@@ -75,35 +66,16 @@ public final class S3ObjectStore implements ObjectStore, AutoCloseable {
         this.region = region;
         this.partSize = partSize;
         this.ownsClient = ownsClient;
+        this.listing = new S3Listing(s3, bucket, region);
         this.multipart = new MultipartPut(this, s3, bucket, region, partSize, PARALLEL_PARTS, true);
     }
 
     /**
-     * Builds a client from settings with bounded HTTP timeouts (minio's default is 5 minutes),
-     * credentials from {@link S3Credentials}, and the settings' CA bundle trusted by this client only.
+     * Builds a client from settings with bounded HTTP timeouts, credentials from {@link S3Credentials},
+     * and the settings' CA bundle trusted by this client only ({@link S3Clients}).
      */
     public static S3ObjectStore connect(S3Settings settings) {
-        MinioAsyncClient.Builder builder = MinioAsyncClient.builder()
-                .endpoint(settings.endpoint())
-                .credentialsProvider(S3Credentials.provider(settings, System.getenv()))
-                .region(settings.region());
-        if (!S3Settings.blank(settings.caBundle())) {
-            builder.httpClient(trusting(settings.caBundle()), true);
-        }
-        MinioAsyncClient client = builder.build();
-        client.setTimeout(Duration.ofSeconds(10).toMillis(), Duration.ofSeconds(60).toMillis(),
-                Duration.ofSeconds(60).toMillis());
-        return new S3ObjectStore(client, settings.bucket(), settings.region(), DEFAULT_PART_SIZE, true);
-    }
-
-    /** An HTTP client that trusts exactly the CAs in {@code pemFile}. */
-    static OkHttpClient trusting(String pemFile) {
-        try {
-            return HttpUtils.enableExternalCertificates(HttpUtils.newDefaultHttpClient(Duration.ofSeconds(10).toMillis(),
-                    Duration.ofSeconds(60).toMillis(), Duration.ofSeconds(60).toMillis()), pemFile);
-        } catch (IOException | GeneralSecurityException e) {
-            throw new IllegalArgumentException("S3 CA bundle " + pemFile + " cannot be used: " + e.getMessage(), e);
-        }
+        return new S3ObjectStore(S3Clients.build(settings), settings.bucket(), settings.region(), DEFAULT_PART_SIZE, true);
     }
 
     @Override
@@ -251,48 +223,12 @@ public final class S3ObjectStore implements ObjectStore, AutoCloseable {
 
     @Override
     public List<String> list(String prefix, String startAfter, int maxKeys) {
-        if (maxKeys < 1) {
-            throw new IllegalArgumentException("maxKeys must be >= 1, got " + maxKeys);
-        }
-        List<String> keys = new ArrayList<>();
-        String token = null;
-        try {
-            while (keys.size() < maxKeys) {
-                String pageToken = token;
-                int page = Math.min(LIST_PAGE, maxKeys - keys.size());
-                ListObjectsV2Response response = S3Errors.await(() -> s3.listV2(bucket, region, prefix, null,
-                        pageToken == null ? startAfter : null, page, pageToken));
-                ListBucketResultV2 result = response.result();
-                for (Contents item : result.contents()) {
-                    keys.add(item.objectName());
-                }
-                token = result.nextContinuationToken();
-                if (!result.isTruncated() || token == null) {
-                    break;
-                }
-            }
-        } catch (S3Errors.Failure f) {
-            throw f.wrap("list", prefix);
-        }
-        return keys.size() > maxKeys ? keys.subList(0, maxKeys) : keys;
+        return listing.keys(prefix, startAfter, maxKeys);
     }
 
     @Override
     public List<StoredObject> listObjects(String prefix, String startAfter, int maxKeys) {
-        if (maxKeys < 1) {
-            throw new IllegalArgumentException("maxKeys must be >= 1, got " + maxKeys);
-        }
-        List<StoredObject> objects = new ArrayList<>();
-        try {
-            ListObjectsV2Response response = S3Errors.await(() -> s3.listV2(bucket, region, prefix, null, startAfter,
-                    Math.min(LIST_PAGE, maxKeys), null));
-            for (Contents item : response.result().contents()) {
-                objects.add(new StoredObject(item.objectName(), item.size(), item.lastModified().toInstant()));
-            }
-        } catch (S3Errors.Failure f) {
-            throw f.wrap("listObjects", prefix);
-        }
-        return objects;
+        return listing.objects(prefix, startAfter, maxKeys);
     }
 
     @Override
@@ -309,23 +245,7 @@ public final class S3ObjectStore implements ObjectStore, AutoCloseable {
 
     @Override
     public List<String> listPrefixes(String prefix) {
-        List<String> prefixes = new ArrayList<>();
-        String token = null;
-        try {
-            do {
-                String pageToken = token;
-                ListObjectsV2Response response = S3Errors.await(() -> s3.listV2(bucket, region, prefix, "/", null,
-                        LIST_PAGE, pageToken));
-                ListBucketResultV2 result = response.result();
-                for (Prefix p : result.commonPrefixes()) {
-                    prefixes.add(p.toItem().objectName());
-                }
-                token = result.isTruncated() ? result.nextContinuationToken() : null;
-            } while (token != null);
-        } catch (S3Errors.Failure f) {
-            throw f.wrap("listPrefixes", prefix);
-        }
-        return prefixes;
+        return listing.prefixes(prefix);
     }
 
     @Override
