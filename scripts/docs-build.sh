@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds the documentation site with MkDocs Material (pinned; scripts/lib/docs-venv.sh installs it)
 # in strict mode: a broken link or anchor, or a page missing from the navigation, fails the build.
-# Also runs the runnable-docs runner's own tests and checks every runnable marker is well-formed
+# Also runs the runnable-docs runner's own tests and checks every marker is well-formed and every code
+# block of the guides carries one
 # (scripts/docs-run.sh runs the marked blocks themselves).
 # Usage: scripts/docs-build.sh [--site-dir DIR]   (default: target/site, ignored by git)
 set -euo pipefail
@@ -13,7 +14,9 @@ SITE=$ROOT/target/site
 source "$ROOT/scripts/lib/docs-venv.sh"
 PY=$(docs_venv)
 "$PY" -m pytest -q -p no:cacheprovider scripts/tests/test_runnable_docs.py
-"$PY" scripts/lib/runnable_docs.py --list >/dev/null
+# every bash/python block of the guides is marked runnable or not runnable (with why): the counts, and
+# any unmarked block, which fails the build
+"$PY" scripts/lib/runnable_docs.py --coverage | grep -v '^  not runnable '
 export NO_MKDOCS_2_WARNING=1
 mkdocs_build() { # config site-dir: a strict build; warnings shown, INFO lines not
   "$PY" -m mkdocs build --strict -f "$1" --site-dir "$2" 2>&1 | { grep -v '^INFO' || true; }

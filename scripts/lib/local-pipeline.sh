@@ -9,7 +9,8 @@
 #
 # DIR/pipeline.env exports SHARDFLOW_STACK_DIR and the endpoints (SHARDFLOW_BOOTSTRAP_SERVERS, ...),
 # INGEST, SINK and GATEWAY (the services' metrics base URLs, as docs/runbook names them) and
-# GATEWAY_URL (the gateway's API). Logs: DIR/*.log.
+# GATEWAY_URL (the gateway's API; also as SHARDFLOW_GATEWAY_URL, the name `stack up --gateway` prints).
+# Logs: DIR/*.log.
 # Needs bin/shardflow built (the test command's build stage; the launcher builds on first use).
 set -Eeuo pipefail
 trap 'echo "local-pipeline: failed at line $LINENO: $BASH_COMMAND" >&2' ERR
@@ -54,17 +55,18 @@ export INGEST=http://127.0.0.1:$ingest_port
 export SINK=http://127.0.0.1:$sink_port
 export GATEWAY=http://127.0.0.1:$gateway_port
 export GATEWAY_URL=http://127.0.0.1:$gateway_api_port
+export SHARDFLOW_GATEWAY_URL=http://127.0.0.1:$gateway_api_port
 ENV
   # The services read every SHARDFLOW_* variable as a setting: start them with only theirs.
   # shellcheck disable=SC1091
-  (source "$DIR/pipeline.env"; unset SHARDFLOW_STACK_DIR
+  (source "$DIR/pipeline.env"; unset SHARDFLOW_STACK_DIR SHARDFLOW_GATEWAY_URL
    SHARDFLOW_METRICS_PORT=$ingest_port SHARDFLOW_STATE_DIR=$DIR/ingest-state SHARDFLOW_SHARD_MAX_SAMPLES=100 \
      SHARDFLOW_SHARD_MAX_AGE_MS=5000 exec "$SHARDFLOW" ingest >"$DIR/ingest.log" 2>&1) &
   echo $! >"$DIR/ingest.pid"
-  (source "$DIR/pipeline.env"; unset SHARDFLOW_STACK_DIR
+  (source "$DIR/pipeline.env"; unset SHARDFLOW_STACK_DIR SHARDFLOW_GATEWAY_URL
    SHARDFLOW_METRICS_PORT=$sink_port SHARDFLOW_SPOOL_DIR=$DIR/sink-spool exec "$SHARDFLOW" sink >"$DIR/sink.log" 2>&1) &
   echo $! >"$DIR/sink.pid"
-  (source "$DIR/pipeline.env"; unset SHARDFLOW_STACK_DIR
+  (source "$DIR/pipeline.env"; unset SHARDFLOW_STACK_DIR SHARDFLOW_GATEWAY_URL
    SHARDFLOW_METRICS_PORT=$gateway_port SHARDFLOW_LISTEN_PORT=$gateway_api_port exec "$SHARDFLOW" gateway run >"$DIR/gateway.log" 2>&1) &
   echo $! >"$DIR/gateway.pid"
   wait_ready ingest "http://127.0.0.1:$ingest_port" "$DIR/ingest.log"

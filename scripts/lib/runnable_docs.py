@@ -12,19 +12,23 @@ A block is runnable when the line just above its opening fence is a marker:
                                            MASTER_PORT); it passes when every rank does. torchrun itself is
                                            not used: Debian's torch 1.13 launcher fails on Python 3.11
 
-bash/sh/shell blocks run with `bash -euo pipefail` in the repository root, the project's Python first
-on PATH (its scripts, such as shardflow-edge, with it); python blocks with the project's Python
-($SHARDFLOW_PYTHON, else ~/.cache/shardflow/venv) and PYTHONPATH=python. The blocks of all files run
-in document order, those that need nothing first; those that need servers share one local pipeline
-(scripts/lib/local-pipeline.sh), started only if some block needs it, and holding the quickstart's
-dataset demo/v1 (a float32 3x32x32 image and an int64 label) with --demo-samples committed samples,
-so the training guides read real data.
+    <!-- not runnable: WHY -->            not run, for the reason given (docs_blocks.py: every bash or
+                                           python block of a guide carries one of the two markers)
 
-usage: runnable_docs.py [--list] [--pipeline-dir DIR] [FILE.md ...]   (default: README.md and docs/**/*.md)
+bash/sh/shell blocks run with `bash -euo pipefail` in the repository root, the project's Python first
+on PATH (its scripts, such as shardflow-edge, with it); the shell blocks of one page share their
+variables as one terminal would (a TOKEN set by one is there in the next). python blocks run with the
+project's Python ($SHARDFLOW_PYTHON, else ~/.cache/shardflow/venv) and PYTHONPATH=python. The blocks
+of all files run in document order, those that need nothing first; those that need servers share one
+local pipeline (scripts/lib/local-pipeline.sh), started only if some block needs it, holding what
+docs_fixtures.py makes (the quickstart's dataset demo/v1 with --demo-samples committed samples, so the
+training guides read real data, and what the lifecycle and console guides act on).
+
+usage: runnable_docs.py [--list | --coverage] [--pipeline-dir DIR] [FILE.md ...]
+       (default: README.md and docs/**/*.md; --coverage counts runnable, not runnable and unmarked
+       blocks and fails if one is unmarked, as every run does before it starts)
 """
 import argparse
-import dataclasses
-import json
 import os
 import pathlib
 import re
@@ -35,66 +39,17 @@ import sys
 import tempfile
 import time
 
-ROOT = pathlib.Path(__file__).resolve().parents[2]
-MARKER = re.compile(r'^<!--\s*runnable(?::\s*(?P<needs>none|stack|pipeline))?(?P<attributes>(?:\s+[a-z]+="[^"]*")*)\s*-->\s*$')
-ATTRIBUTE = re.compile(r'([a-z]+)="([^"]*)"')
-ATTRIBUTES = {"expect", "ranks"}
-FENCE = re.compile(r"^(?P<fence>```+|~~~+)\s*(?P<lang>[A-Za-z0-9_+-]*)")
-SHELLS = {"bash", "sh", "shell", "console"}
+from docs_blocks import ROOT, collect, coverage, default_files  # noqa: F401 (collect, default_files: the tests use them)
+from docs_fixtures import pipeline_env, prepare
+
 NEEDS_ORDER = {"none": 0, "stack": 1, "pipeline": 2}
 
-
-@dataclasses.dataclass
-class Block:
-    path: pathlib.Path
-    line: int
-    lang: str
-    code: str
-    needs: str
-    expect: str | None
-    ranks: int = 0
-
-    def where(self):
-        return f"{self.path.relative_to(ROOT) if self.path.is_relative_to(ROOT) else self.path}:{self.line}"
-
-
-def collect(path):
-    """The runnable blocks of one Markdown file; a marker not followed by a fenced block is an error."""
-    lines = pathlib.Path(path).read_text(encoding="utf-8").splitlines()
-    blocks, i = [], 0
-    while i < len(lines):
-        marker = MARKER.match(lines[i].strip())
-        if not marker:
-            i += 1
-            continue
-        opening = FENCE.match(lines[i + 1].strip()) if i + 1 < len(lines) else None
-        if not opening:
-            raise ValueError(f"{path}:{i + 1}: a runnable marker must be followed by a fenced code block")
-        lang = opening.group("lang").lower()
-        if lang not in SHELLS and lang != "python":
-            raise ValueError(f"{path}:{i + 2}: runnable blocks are bash or python, not '{lang or 'unlabelled'}'")
-        body, j = [], i + 2
-        while j < len(lines) and not lines[j].strip().startswith(opening.group("fence")):
-            body.append(lines[j])
-            j += 1
-        if j == len(lines):
-            raise ValueError(f"{path}:{i + 2}: code block never closed")
-        attributes = dict(ATTRIBUTE.findall(marker.group("attributes")))
-        unknown = set(attributes) - ATTRIBUTES
-        if unknown:
-            raise ValueError(f"{path}:{i + 1}: unknown marker attribute {sorted(unknown)[0]!r} (known: {sorted(ATTRIBUTES)})")
-        ranks = attributes.get("ranks", "0")
-        if "ranks" in attributes and (lang != "python" or not ranks.isdigit() or int(ranks) < 1):
-            raise ValueError(f"{path}:{i + 1}: ranks= is a number of processes, for python blocks only")
-        blocks.append(Block(pathlib.Path(path).resolve(), i + 2, lang, "\n".join(body) + "\n",
-                            marker.group("needs") or "none", attributes.get("expect"), int(ranks)))
-        i = j + 1
-    return blocks
-
-
-def default_files():
-    return [ROOT / "README.md"] + sorted((ROOT / "docs").rglob("*.md"))
-
+# Around a shell block that shares a page's variables: those its page's earlier blocks left, and after
+# it, every variable it set or changed (bash's own left out) for the next.
+SHELL_STATE_BEFORE = 'source "$1" 2>/dev/null || true\n__docs_before=$(declare -p)\n'
+SHELL_STATE_AFTER = ('\ndeclare -p | grep -vxF -f <(printf "%s\\n" "$__docs_before") '
+                     '| grep -vE "^declare -[-a-zA-Z]* (BASH[A-Z_]*|_|__docs_before|PIPESTATUS|FUNCNAME|LINENO|SECONDS|RANDOM|SRANDOM|'
+                     'EPOCH[A-Z]*|SHLVL|PPID|PWD|OLDPWD|COLUMNS|LINES)=" >"$1" || true\n')
 
 def python_for_blocks():
     configured = os.environ.get("SHARDFLOW_PYTHON")
@@ -102,12 +57,15 @@ def python_for_blocks():
     return configured or (str(venv) if venv.exists() else sys.executable)
 
 
-def run(block, env, timeout):
-    """(passed, output) of one block."""
+def run(block, env, timeout, shell_state=None):
+    """(passed, output) of one block; a shell block given a shell_state file starts with the variables
+    it holds and leaves its own there."""
     python = python_for_blocks()
     env = dict(env, PATH=str(pathlib.Path(python).parent) + os.pathsep + env.get("PATH", os.defpath))
     if block.lang != "python":
-        return _outcome(block, *_run_all([["bash", "-euo", "pipefail", "-c", block.code]], [env], timeout))
+        code = SHELL_STATE_BEFORE + block.code + SHELL_STATE_AFTER if shell_state else block.code
+        command = ["bash", "-euo", "pipefail", "-c", code, "block"] + ([str(shell_state)] if shell_state else [])
+        return _outcome(block, *_run_all([command], [env], timeout))
     env["PYTHONPATH"] = str(ROOT / "python") + os.pathsep + env.get("PYTHONPATH", "")
     if not block.ranks:
         return _outcome(block, *_run_all([[python, "-c", block.code]], [env], timeout))
@@ -163,53 +121,26 @@ def _free_port():
         return probe.getsockname()[1]
 
 
-def pipeline_env(workdir, start=True):
-    """Starts the local pipeline (unless it is up already) and returns the environment its pipeline.env describes."""
-    if start:
-        subprocess.run(["bash", str(ROOT / "scripts/lib/local-pipeline.sh"), "up", str(workdir)], check=True)
-    exported = subprocess.run(["bash", "-c", f"source {workdir}/pipeline.env && env -0"], check=True,
-                              stdout=subprocess.PIPE, text=True).stdout
-    return dict(item.split("=", 1) for item in exported.split("\0") if "=" in item)
-
-
-def demo_dataset(env, samples, timeout):
-    """The quickstart's dataset demo/v1 with `samples` committed samples, for the guides that read data."""
-    shardflow = str(ROOT / "bin/shardflow")
-
-    def committed():
-        shown = subprocess.run([shardflow, "dataset", "show", "demo", "v1", "--json", "--no-label-counts"], cwd=ROOT, env=env,
-                               stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-        return (json.loads(shown.stdout).get("snapshot") or {}).get("samples", 0) if shown.returncode == 0 else 0
-
-    if committed() >= samples:  # a pipeline given with --pipeline-dir may hold it already
-        return
-    quiet = dict(cwd=ROOT, env=env, check=True, stdout=subprocess.DEVNULL)
-    subprocess.run([shardflow, "dataset", "create", "--name", "demo", "--version", "v1", "--tensor", "image:float32:3x32x32",
-                    "--tensor", "label:int64", "--label", "label", "--author", "docs", "--description", "the quickstart's dataset"],
-                   **quiet)
-    subprocess.run([shardflow, "publish", "--dataset", "demo", "--version", "v1", "--count", str(samples)], **quiet)
-    deadline = time.monotonic() + timeout
-    while (held := committed()) < samples:
-        if time.monotonic() > deadline:
-            raise RuntimeError(f"demo/v1 holds {held} of {samples} samples after {timeout} s")
-        time.sleep(3)
-    print(f"runnable docs: demo/v1 holds {held} samples", flush=True)
-
-
 def main(argv):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("files", nargs="*", type=pathlib.Path)
     parser.add_argument("--list", action="store_true", help="list the runnable blocks and run nothing")
+    parser.add_argument("--coverage", action="store_true",
+                        help="count runnable, not runnable and unmarked code blocks; fail if one is unmarked")
     parser.add_argument("--timeout", type=int, default=900, help="seconds one block may take")
     parser.add_argument("--demo-samples", type=int, default=2000, help="samples of demo/v1 in the local pipeline")
     parser.add_argument("--pipeline-dir", type=pathlib.Path,
                         help="use the pipeline already up there (local-pipeline.sh up DIR) and leave it running")
     args = parser.parse_args(argv)
-    blocks = [block for path in (args.files or default_files()) for block in collect(path)]
+    files = args.files or default_files()
+    blocks = [block for path in files for block in collect(path)]
     if args.list:
         for block in blocks:
             print(f"{block.where()}  {block.lang}  needs {block.needs}")
         return 0
+    unmarked = coverage(files, sys.stdout)
+    if unmarked or args.coverage:
+        return 1 if unmarked else 0
     failures = 0
     env = dict(os.environ, SHARDFLOW_PROGRESS="off")
     with tempfile.TemporaryDirectory(prefix="runnable-docs-") as workdir:
@@ -221,9 +152,12 @@ def main(argv):
                     started = args.pipeline_dir is None
                     env = dict(pipeline_env(pipeline, start=started), SHARDFLOW_PROGRESS="off")
                     ready = True
-                    demo_dataset(env, args.demo_samples, args.timeout)
-                passed, output = run(block, env, args.timeout)
-                print(f"{'PASS' if passed else 'FAIL'} {block.where()} ({block.lang}, needs {block.needs})", flush=True)
+                    prepare(env, args.demo_samples, args.timeout)
+                shell_state = pathlib.Path(workdir, re.sub(r"[^A-Za-z0-9]", "_", str(block.path)) + ".sh")
+                begun = time.monotonic()
+                passed, output = run(block, env, args.timeout, shell_state)
+                print(f"{'PASS' if passed else 'FAIL'} {block.where()} ({block.lang}, needs {block.needs}, "
+                      f"{time.monotonic() - begun:.0f} s)", flush=True)
                 if not passed:
                     failures += 1
                     print("    " + "\n    ".join(output.rstrip().splitlines()[-30:]), flush=True)

@@ -1,4 +1,5 @@
-"""The runnable-docs runner (scripts/lib/runnable_docs.py) on small Markdown files of its own."""
+"""The runnable-docs runner (scripts/lib/runnable_docs.py, docs_blocks.py) on small Markdown files of its own."""
+import io
 import pathlib
 import sys
 import textwrap
@@ -6,6 +7,7 @@ import textwrap
 import pytest
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "lib"))
+import docs_blocks  # noqa: E402
 import runnable_docs  # noqa: E402
 
 
@@ -154,3 +156,88 @@ def test_should_put_the_project_python_first_on_the_path_of_shell_blocks(tmp_pat
 
     assert passed, output
     assert output.strip() == str(pathlib.Path(runnable_docs.python_for_blocks()).parent / "python3")
+
+
+def test_should_count_runnable_excused_and_unmarked_blocks_and_name_each_unmarked_one(tmp_path):
+    path = page(tmp_path, """\
+        <!-- runnable -->
+        ```bash
+        echo run
+        ```
+        <!-- not runnable: needs a Kubernetes cluster -->
+        ```bash
+        kubectl apply -k k8s/overlays/prod
+        ```
+        ```python
+        print("nobody said")
+        ```
+        ```yaml
+        not: code
+        ```
+        """)
+    report = io.StringIO()
+
+    unmarked = docs_blocks.coverage([path], report)
+
+    assert unmarked == 1
+    lines = report.getvalue().splitlines()
+    assert lines[0] == "code blocks: 1 runnable, 1 not runnable, 1 unmarked"
+    assert any("page.md:6 (bash): needs a Kubernetes cluster" in line for line in lines)
+    assert any(line.startswith("  UNMARKED") and "page.md:9 (python)" in line for line in lines)
+
+
+def test_should_fail_a_run_and_the_coverage_check_while_a_block_is_unmarked(tmp_path, capsys):
+    path = page(tmp_path, "<!-- runnable -->\n```bash\necho fine\n```\n\n```sh\necho unmarked\n```\n")
+
+    assert runnable_docs.main(["--coverage", str(path)]) == 1
+    assert runnable_docs.main([str(path)]) == 1
+    assert "UNMARKED" in capsys.readouterr().out
+    path.write_text(path.read_text().replace("\n```sh", "\n<!-- not runnable: an example -->\n```sh"))
+    assert runnable_docs.main(["--coverage", str(path)]) == 0
+
+
+@pytest.mark.parametrize("text, message", [
+    ("<!-- not runnable: -->\n```bash\necho\n```\n", "says why"),
+    ("<!-- not runnable: why -->\ntext\n", "must be followed by a fenced code block"),
+    ('<!-- runnable: pipeline expect="a"b" -->\n```bash\necho\n```\n', "does not parse"),
+])
+def test_should_refuse_a_marker_that_says_too_little_or_does_not_parse(tmp_path, text, message):
+    with pytest.raises(ValueError, match=message):
+        docs_blocks.scan(page(tmp_path, text))
+
+
+def test_should_take_an_expectation_holding_double_quotes_in_single_quotes(tmp_path):
+    blocks = runnable_docs.collect(page(tmp_path, """\
+        <!-- runnable expect='"accepted":1,' -->
+        ```bash
+        echo '{"accepted":1,"rejected":0}'
+        ```
+        """))
+
+    assert blocks[0].expect == '"accepted":1,'
+    assert runnable_docs.run(blocks[0], {"PATH": "/usr/bin:/bin"}, 30)[0]
+
+
+def test_should_carry_a_pages_shell_variables_into_its_next_shell_block_as_one_terminal_would(tmp_path):
+    first, second, alone = runnable_docs.collect(page(tmp_path, """\
+        <!-- runnable -->
+        ```bash
+        TOKEN=$(echo sfgw_123)
+        export URL=http://127.0.0.1:1
+        ```
+        <!-- runnable expect="^sfgw_123 http://127.0.0.1:1$" -->
+        ```bash
+        echo "$TOKEN $URL"
+        ```
+        <!-- runnable -->
+        ```bash
+        echo "${TOKEN:-unset}"
+        ```
+        """))
+    state = tmp_path / "state.sh"
+    env = {"PATH": "/usr/bin:/bin"}
+
+    assert runnable_docs.run(first, env, 30, state)[0]
+    passed, output = runnable_docs.run(second, env, 30, state)
+    assert passed, output
+    assert runnable_docs.run(alone, env, 30)[1].strip() == "unset", "without the page's state a block starts afresh"
