@@ -5,8 +5,8 @@
 # on a Debian bookworm base with openjdk-17-jre-headless made by debootstrap (scripts/lib/base-image.sh).
 # Users with registry access build the shardflow images on the upstream eclipse-temurin:17-jre instead:
 #   BASE_IMAGE=eclipse-temurin:17-jre scripts/build-images.sh --services
-# Each image is labelled with a hash of what it was built from (io.shardflow.recipe) and
-# smoke-tested right after its build, as its own user with no network (scripts/lib/image-smoke.sh):
+# Each image is labelled with a hash of what it was built from (io.shardflow.recipe), rebuilt only when
+# that hash changes, and smoke-tested right after its build, as its own user with no network (scripts/lib/image-smoke.sh):
 # a failure stops the build naming the image and what its user could not read or run.
 # Usage: build-images.sh [--services|--all] [--from DIR]   (default --all; DIR holds <module>/ copies
 #   of the service distributions, default <module>/target/dist); tag: SHARDFLOW_IMAGE_TAG (default dev).
@@ -42,7 +42,12 @@ recipe_hash() { # dockerfile context
 build() { # name dockerfile context [build args...]
   local name=$1 file=$2 context=$3; shift 3
   local started=$SECONDS image="shardflow/$name:$TAG" recipe
-  recipe=$(recipe_hash "$file" "$context")
+  recipe=$({ recipe_hash "$file" "$context"; echo "$*"; } | sha256sum | cut -c1-16)
+  # An image under this tag built from the same recipe is kept as it is (it is smoke-tested again below).
+  if [[ $(docker image inspect -f '{{index .Config.Labels "io.shardflow.recipe"}}' "$image" 2>/dev/null) == "$recipe" ]]; then
+    echo "kept $image (recipe $recipe unchanged)"
+    return 0
+  fi
   docker build -q --network none --build-arg BASE_IMAGE="$BASE" --label "io.shardflow.recipe=$recipe" "$@" \
     -t "$image" -f "$file" "$context" >/dev/null
   echo "built $image in $((SECONDS - started)) s ($(docker image inspect -f '{{.Size}}' "$image" | awk '{printf "%d MB", $1/1e6}'), recipe $recipe)"
@@ -78,4 +83,6 @@ if [[ $what == --all ]]; then
   build minio "$ROOT/docker/minio.Dockerfile" "$stage/minio"
 fi
 
+# Images this build replaced under the same tag are left untagged: under vfs each holds whole copies.
+docker image prune -f >/dev/null 2>&1 || true
 smoke_all "$TAG" "$what"

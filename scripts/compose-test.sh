@@ -46,11 +46,17 @@ cleanup() {
     "${COMPOSE[@]}" logs --no-color --tail 40 2>&1 | tail -n 200 || true
   fi
   "${COMPOSE[@]}" down -v --remove-orphans >/dev/null 2>&1 || true
-  for image in ingest-app shard-sink edge-gateway cli kafka apicurio-registry minio; do
-    docker image rm -f "shardflow/$image:$SHARDFLOW_IMAGE_TAG" >/dev/null 2>&1 || true
-  done
-  docker image prune -f >/dev/null 2>&1 || true
-  say "cleaned up (compose down -v, images removed)"
+  # Images someone else built (scripts/test.sh, SHARDFLOW_IMAGES_READY=1) stay: the container
+  # variants of the integration tests run from them at the same time, and they are that run's cache.
+  if [[ ${SHARDFLOW_IMAGES_READY:-0} != 1 ]]; then
+    for image in ingest-app shard-sink edge-gateway cli kafka apicurio-registry minio; do
+      docker image rm -f "shardflow/$image:$SHARDFLOW_IMAGE_TAG" >/dev/null 2>&1 || true
+    done
+    docker image prune -f >/dev/null 2>&1 || true
+    say "cleaned up (compose down -v, images removed)"
+  else
+    say "cleaned up (compose down -v; the images stay with whoever built them)"
+  fi
   exit $rc
 }
 trap cleanup EXIT
