@@ -14,11 +14,9 @@ import io.shardflow.gateway.publish.IdempotencyCache;
 import io.shardflow.gateway.publish.InflightBudget;
 import io.shardflow.gateway.publish.SamplePublisher;
 import io.shardflow.gateway.quota.DeviceQuotas;
-import java.security.MessageDigest;
 import java.security.cert.X509Certificate;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.HexFormat;
 import java.util.Optional;
 import java.util.regex.Pattern;
 import org.slf4j.Logger;
@@ -114,7 +112,7 @@ public final class SamplesEndpoint {
             throw BadRequest.malformed("Idempotency-Key must be 1..255 printable ASCII characters");
         }
         String cacheKey = device.via() + ':' + device.deviceId() + '\u0000' + key;
-        String fingerprint = fingerprint(ctx.path(), contentType, body);
+        String fingerprint = RequestFingerprint.of(ctx.path(), contentType, body);
         Optional<IdempotencyCache.Answer> earlier = idempotency.claim(cacheKey, fingerprint);
         if (earlier.isPresent()) {
             IdempotencyCache.Answer answer = earlier.get();
@@ -197,16 +195,6 @@ public final class SamplesEndpoint {
             case FORBIDDEN -> throw new BadRequest(403, "CERTIFICATE_MISMATCH", outcome.detail());
             case UNAUTHENTICATED -> throw new BadRequest(401, "UNAUTHENTICATED", outcome.detail());
         };
-    }
-
-    private static String fingerprint(String path, String contentType, byte[] body) {
-        try {
-            MessageDigest digest = MessageDigest.getInstance("SHA-256");
-            digest.update((path + '\u0000' + contentType + '\u0000').getBytes(java.nio.charset.StandardCharsets.UTF_8));
-            return HexFormat.of().formatHex(digest.digest(body));
-        } catch (java.security.NoSuchAlgorithmException e) {
-            throw new IllegalStateException(e);
-        }
     }
 
     /** A refusal with a ready problem (and its Retry-After). */
