@@ -94,8 +94,8 @@ stage_dists() { # a copy the images are built from, so the java stage may repack
   local m; for m in ingest-app shard-sink edge-gateway cli; do cp -r "$m/target/dist" "$STAGE_LOGS/dists/$m"; done
 }
 # `test`, not `install`: the distributions `build` made stay as they are while the tests run from them.
-java_unit() { mvn -B -ntp test -pl '!integration-tests'; }
-java_it() { mvn -B -ntp test -pl integration-tests; }  # without an engine the container variants report skipped
+java_unit() { mvn -B -ntp -fae test -pl '!integration-tests'; }  # -fae: every module's tests, even after one fails
+java_it() { mvn -B -ntp -fae test -pl integration-tests; }  # without an engine the container variants report skipped
 python_tests() { "$(tail -n 1 "$STAGE_LOGS/python-env.path")" -m pytest -q python/tests; }
 frameworks_env() { bash scripts/setup-frameworks.sh >"$STAGE_LOGS/frameworks-env.path" && tail -n 1 "$STAGE_LOGS/frameworks-env.path"; }
 frameworks_tests() { PYTHONPATH=python "$(tail -n 1 "$STAGE_LOGS/frameworks-env.path")" -m pytest -q python/tests_frameworks; }
