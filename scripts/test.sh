@@ -30,7 +30,8 @@
 #            image and its tarball, images, venv, Maven repository) starts empty in a temporary
 #            folder, removed at the end with the images built under its own tag. Debian packages
 #            already installed stay installed. Also SHARDFLOW_FRESH=1.
-#   --long   also the long forms: the long chaos run (`bin/shardflow chaos --long`). Also SHARDFLOW_LONG=1.
+#   --long   also the long forms: the long chaos run (`bin/shardflow chaos --long`) and 100 kill -9 rounds per
+#            durability of the Python edge SDK (20 by default). Also SHARDFLOW_LONG=1.
 set -uo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$ROOT"
@@ -121,6 +122,7 @@ stage docs-run --needs "build python-env" -- bash scripts/docs-run.sh
 stage_wait frameworks-env
 stage frameworks --needs frameworks-env -- frameworks_tests
 stage_wait images
+if [[ $LONG == 1 ]]; then export SHARDFLOW_EDGE_IT_KILLS=${SHARDFLOW_EDGE_IT_KILLS:-100}; fi  # the Python edge SDK's kill -9 rounds
 stage_bg java-it --needs "build minio python-env" -- java_it
 stage_wait java-unit
 stage compose --needs "build images" -- env SHARDFLOW_IMAGES_READY=1 bash scripts/compose-test.sh

@@ -21,13 +21,14 @@ import numpy as np
 import pytest
 
 from shardflow import Dataset
+from shardflow.errors import ObjectNotFoundError, SnapshotNotFoundError
 from shardflow.edge import EdgeProducer, QueueSettings
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import edge_child  # noqa: E402
 
-KILLS = int(os.environ.get("SHARDFLOW_EDGE_IT_KILLS", "50"))  # per durability
+KILLS = int(os.environ.get("SHARDFLOW_EDGE_IT_KILLS", "20"))  # per durability; scripts/test.sh --long: 100
 FSYNC_SYSCALLS = {"74", "75"}  # x86_64 fsync, fdatasync
 
 
@@ -49,7 +50,7 @@ def dataset_rows(device):
     """(sample id -> list of rows) of one device in the latest snapshot, read with the project's reader."""
     ds = Dataset("s3://shardflow", "edge", "v1", cache_dir=False)
     rows = {}
-    for s in ds.samples(shuffle_shards=False, shuffle_buffer=1):
+    for s in ds.samples(shuffle_shards=False):
         if s["device_id"] == device:
             rows.setdefault(s["sample_id"], []).append(s)
     return rows
@@ -61,7 +62,7 @@ def await_rows(device, wanted, timeout=240):
     while time.monotonic() < deadline:
         try:
             rows = dataset_rows(device)
-        except Exception:  # noqa: BLE001 - no snapshot yet
+        except (SnapshotNotFoundError, ObjectNotFoundError):  # no snapshot yet; anything else is a failure
             rows = {}
         count = sum(len(r) for r in rows.values())
         if count != last:
@@ -178,7 +179,8 @@ def test_should_put_every_returned_sample_in_the_dataset_exactly_once_across_kil
     assert final.returncode == 0, f"the last run could not deliver the queue: {final.stdout!r}"
     print(f"durability {durability}: {len(kills)} kills, {in_fsync} with a thread in fsync/fdatasync, {in_delivery} with records in flight; "
           f"{len(returned)} sends returned, {len(attempts) - len(returned)} were cut short by the kill")
-    assert in_fsync >= 5 and in_delivery >= 5, "the kills should land during a sync and during delivery"
+    least = max(3, KILLS // 10)
+    assert in_fsync >= least and in_delivery >= least, "the kills should land during a sync and during delivery"
 
     rows = await_rows(device, {f"crash-{n}" for n in returned})
     doubled = {sid: len(r) for sid, r in rows.items() if len(r) != 1}

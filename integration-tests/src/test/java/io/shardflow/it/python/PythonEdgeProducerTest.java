@@ -38,8 +38,8 @@ import org.junit.jupiter.api.io.TempDir;
  * python/tests_edge_integration} then (1) publishes a sample that edge-client published just before,
  * and this test compares the two records on the samples topic byte for byte; (2) resends a queue's
  * entries after three dedupe windows (ingest-app runs with a 2-second window), which ingest-app must
- * still drop; (3) kills the producing process with SIGKILL at random points 50 times per queue
- * durability ("fsync" and "process") while this test stops and restarts the broker, and checks from
+ * still drop; (3) kills the producing process with SIGKILL at random points 20 times per queue
+ * durability ("fsync" and "process"; SHARDFLOW_EDGE_IT_KILLS, 100 with scripts/test.sh --long) while this test stops and restarts the broker, and checks from
  * the shards that every sample whose {@code send} returned is in the dataset exactly once, whole.
  */
 class PythonEdgeProducerTest {
