@@ -73,6 +73,14 @@ if [[ ${SHARDFLOW_IMAGES_READY:-0} != 1 ]]; then   # scripts/test.sh built and s
 fi
 docker images --format '{{.Repository}}:{{.Tag}} {{.Size}}' | grep -E "shardflow/" | sed 's/^/  image /'
 
+# The secure profile is not run here (Keycloak and TLS: SecureStackTest covers the same services on the
+# local stack); its merged file must still be valid compose with every service it names.
+say "secure profile: the merged configuration"
+COMPOSE_PROFILES=secure "${COMPOSE[@]}" -f "$ROOT/docker-compose.secure.yml" config -q
+COMPOSE_PROFILES=secure "${COMPOSE[@]}" -f "$ROOT/docker-compose.secure.yml" config --services | sort | tr '\n' ' ' | sed 's/^/  services: /'; echo
+COMPOSE_PROFILES=secure "${COMPOSE[@]}" -f "$ROOT/docker-compose.secure.yml" config --services | grep -qx keycloak \
+  || { say "the secure profile has no keycloak service"; exit 1; }
+
 say "compose up"
 "${COMPOSE[@]}" up -d 2>&1 | { grep -v -E '^(Creating|Starting)' || true; }
 
