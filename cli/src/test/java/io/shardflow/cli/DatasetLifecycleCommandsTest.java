@@ -77,8 +77,9 @@ class DatasetLifecycleCommandsTest {
 
         assertThat(expire.exitCode()).as(expire.err()).isZero();
         assertThat(expire.json().get("snapshotId").isNull()).isTrue();
-        assertThat(expire.json().get("deletedObjects")).extracting(JsonNode::asText).containsExactly(crashed);
-        assertThat(expire.json().get("keptInsideSafetyWindow")).extracting(JsonNode::asText).containsExactly(inFlight);
+        // The shard and its page index (dataset/FORMAT.md: the sidecar beside it), collected together.
+        assertThat(expire.json().get("deletedObjects")).extracting(JsonNode::asText).containsExactly(crashed, crashed + ".pages.json");
+        assertThat(expire.json().get("keptInsideSafetyWindow")).extracting(JsonNode::asText).containsExactly(inFlight, inFlight + ".pages.json");
         assertThat(store.head(crashed)).isEmpty();
         assertThat(store.head(inFlight)).isPresent();
     }

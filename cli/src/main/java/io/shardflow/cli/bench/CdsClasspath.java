@@ -17,7 +17,8 @@ import java.util.jar.JarOutputStream;
 import java.util.jar.Manifest;
 
 /**
- * A class path that class-data sharing accepts: jars only. A service's distribution jar names
+ * A class path that class-data sharing accepts: jars only. A directory of classes (a module's
+ * target/classes when the bench runs inside a reactor build) is packed into a jar. A service's distribution jar names
  * {@code conf/} (its log configuration) in its manifest's Class-Path, and the JVM refuses to archive
  * classes from a class path that holds a non-empty directory; so such a jar is copied without its
  * Class-Path (its lib/ jars are on the class path already) and the log configuration is named by
@@ -34,8 +35,15 @@ record CdsClasspath(String classpath, Optional<Path> logConfiguration) {
         Path logConfiguration = null;
         for (String entry : classpath.split(File.pathSeparator)) {
             Path path = Path.of(entry);
+            if (Files.isDirectory(path)) {
+                // A module's classes in a reactor build (target/classes): packed as a jar of their own.
+                Path packed = copies.resolve("dir-" + jars.size() + ".jar");
+                packDirectory(path, packed);
+                jars.add(packed.toString());
+                continue;
+            }
             if (!entry.endsWith(".jar") || !Files.isRegularFile(path)) {
-                continue; // a directory of classes: the services do not need this CLI's own classes
+                continue;
             }
             try (JarFile jar = new JarFile(path.toFile())) {
                 Manifest manifest = jar.getManifest();
@@ -59,6 +67,17 @@ record CdsClasspath(String classpath, Optional<Path> logConfiguration) {
     /** JVM options every variant gets, so they differ only in the archive. */
     List<String> jvmOptions() {
         return logConfiguration.map(conf -> List.of("-Dlog4j2.configurationFile=" + conf)).orElse(List.of());
+    }
+
+    private static void packDirectory(Path directory, Path jarFile) throws IOException {
+        try (OutputStream file = Files.newOutputStream(jarFile); JarOutputStream out = new JarOutputStream(file);
+             java.util.stream.Stream<Path> files = Files.walk(directory)) {
+            for (Path source : (Iterable<Path>) files.filter(Files::isRegularFile).sorted()::iterator) {
+                out.putNextEntry(new JarEntry(directory.relativize(source).toString().replace(File.separatorChar, '/')));
+                Files.copy(source, out);
+                out.closeEntry();
+            }
+        }
     }
 
     private static void withoutClassPath(JarFile jar, Manifest manifest, Path copy) throws IOException {

@@ -19,18 +19,25 @@ class CdsClasspathTest {
     Path dir;
 
     @Test
-    void shouldKeepOnlyJarsAndCopyADistributionJarWithoutItsConfDirectory() throws Exception {
+    void shouldPackDirectoriesAndCopyADistributionJarWithoutItsConfDirectory() throws Exception {
         Path dist = Files.createDirectories(dir.resolve("dist"));
         Files.createDirectories(dist.resolve("conf"));
         Files.writeString(dist.resolve("conf/log4j2.xml"), "<Configuration/>");
         Path service = jar(dist.resolve("service.jar"), "lib/a.jar conf/");
         Path plain = jar(dir.resolve("plain.jar"), null);
         Path classes = Files.createDirectories(dir.resolve("classes"));
+        Files.createDirectories(classes.resolve("io/example"));
+        Files.write(classes.resolve("io/example/Service.class"), new byte[] {(byte) 0xCA, (byte) 0xFE});
 
         CdsClasspath cds = CdsClasspath.of(String.join(File.pathSeparator, classes.toString(), service.toString(), plain.toString()),
                 dir.resolve("copies"));
 
-        assertThat(cds.classpath().split(File.pathSeparator)).containsExactly(dir.resolve("copies/service.jar").toString(), plain.toString());
+        // A reactor build puts a module's target/classes on the class path: its classes must reach the services.
+        assertThat(cds.classpath().split(File.pathSeparator))
+                .containsExactly(dir.resolve("copies/dir-0.jar").toString(), dir.resolve("copies/service.jar").toString(), plain.toString());
+        try (JarFile packed = new JarFile(dir.resolve("copies/dir-0.jar").toFile())) {
+            assertThat(packed.getJarEntry("io/example/Service.class")).isNotNull();
+        }
         try (JarFile copy = new JarFile(dir.resolve("copies/service.jar").toFile())) {
             assertThat(copy.getManifest().getMainAttributes().getValue(Attributes.Name.CLASS_PATH)).isNull();
             assertThat(copy.getManifest().getMainAttributes().getValue(Attributes.Name.MAIN_CLASS)).isEqualTo("example.Main");
