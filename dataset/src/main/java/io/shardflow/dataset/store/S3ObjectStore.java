@@ -95,12 +95,7 @@ public final class S3ObjectStore implements ObjectStore, AutoCloseable {
 
     @Override
     public PutOutcome putIfAbsent(String key, Path file) {
-        long size;
-        try {
-            size = Files.size(file);
-        } catch (IOException e) {
-            throw new ObjectStoreException("putIfAbsent", key, "cannot read " + file + ": " + e.getMessage(), e);
-        }
+        long size = sizeOf(key, file);
         if (size >= partSize) {
             return multipart.put(key, file, size);
         }
@@ -119,12 +114,7 @@ public final class S3ObjectStore implements ObjectStore, AutoCloseable {
      */
     @Override
     public PutOutcome putIfAbsent(String key, Path file, String sha256Hex) {
-        long size;
-        try {
-            size = Files.size(file);
-        } catch (IOException e) {
-            throw new ObjectStoreException("putIfAbsent", key, "cannot read " + file + ": " + e.getMessage(), e);
-        }
+        long size = sizeOf(key, file);
         if (size >= partSize) {
             return multipart.put(key, file, size);
         }
@@ -274,6 +264,14 @@ public final class S3ObjectStore implements ObjectStore, AutoCloseable {
             s3.close();
         } catch (Exception e) {
             log.warn("Closing the S3 client failed", e);
+        }
+    }
+
+    private static long sizeOf(String key, Path file) {
+        try {
+            return Files.size(file);
+        } catch (IOException e) {
+            throw new ObjectStoreException("putIfAbsent", key, "cannot read " + file + ": " + e.getMessage(), e);
         }
     }
 
