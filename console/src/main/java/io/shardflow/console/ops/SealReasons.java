@@ -13,6 +13,7 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -30,21 +31,29 @@ public final class SealReasons implements AutoCloseable {
 
     private static final int WINDOW = 5_000;
 
-    private final KafkaConsumer<byte[], byte[]> consumer;
+    private final Consumer<byte[], byte[]> consumer;
     private final DatasetAccess access;
     private final String topic;
     private final Cache<String, String> reasons = Caffeine.newBuilder().maximumSize(100_000).build();
 
     public SealReasons(KafkaSettings kafka, DatasetAccess access) {
+        this(consumerFor(kafka), access, kafka.assignmentsTopic());
+    }
+
+    SealReasons(Consumer<byte[], byte[]> consumer, DatasetAccess access, String topic) {
+        this.consumer = consumer;
+        this.access = access;
+        this.topic = topic;
+    }
+
+    private static Consumer<byte[], byte[]> consumerFor(KafkaSettings kafka) {
         Map<String, Object> settings = new HashMap<>(kafka.clientSettings());
         settings.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers());
         settings.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
         settings.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
         settings.put(ConsumerConfig.CLIENT_ID_CONFIG, "shardflow-console-seals");
         settings.put(ConsumerConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 5_000);
-        this.consumer = new KafkaConsumer<>(settings, new ByteArrayDeserializer(), new ByteArrayDeserializer());
-        this.access = access;
-        this.topic = kafka.assignmentsTopic();
+        return new KafkaConsumer<>(settings, new ByteArrayDeserializer(), new ByteArrayDeserializer());
     }
 
     public synchronized String reasonOf(DatasetAccess.VersionKey version, DatasetAccess.LocatedShard shard) {
@@ -67,8 +76,16 @@ public final class SealReasons implements AutoCloseable {
         if (entry.sourceOffsets().isEmpty()) {
             return "not sealed by ingest (written by '" + entry.committer() + "', a " + entry.kind().wireName() + " entry)";
         }
-        byte[] key = shard.entry().shardId().getBytes(StandardCharsets.UTF_8);
-        for (Map.Entry<String, Long> source : entry.sourceOffsets().entrySet()) {
+        return reasonBefore(entry.sourceOffsets(), shard.entry().shardId());
+    }
+
+    /** The seal reason of {@code shardId} from its marker before the given positions on the topic. */
+    String reasonBefore(Map<String, Long> sourceOffsets, String shardId) {
+        byte[] key = shardId.getBytes(StandardCharsets.UTF_8);
+        boolean truncated = false;
+        // The entry names every partition the sink was assigned, most of which hold other lanes'
+        // markers (or nothing yet): each is searched, none decides alone.
+        for (Map.Entry<String, Long> source : sourceOffsets.entrySet()) {
             String name = source.getKey();
             int dash = name.lastIndexOf('-');
             if (dash < 0 || !name.substring(0, dash).equals(topic)) {
@@ -79,7 +96,8 @@ public final class SealReasons implements AutoCloseable {
             consumer.assign(List.of(tp));
             long begin = consumer.beginningOffsets(List.of(tp)).get(tp);
             if (end <= begin) {
-                return "unknown (the seal marker is no longer on " + topic + ")";
+                truncated |= begin > 0;
+                continue;
             }
             consumer.seek(tp, Math.max(begin, end - WINDOW));
             long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
@@ -94,7 +112,8 @@ public final class SealReasons implements AutoCloseable {
                 }
             }
         }
-        return "unknown (no seal marker found on " + topic + " before the commit's offsets)";
+        return truncated ? "unknown (the seal marker is no longer on " + topic + ")"
+                : "unknown (no seal marker found on " + topic + " before the commit's offsets)";
     }
 
     private static String sealed(byte[] value) {
