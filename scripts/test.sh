@@ -19,7 +19,8 @@
 #                real Prometheus scraping a local pipeline
 #   docs-run     the guides' blocks marked runnable, run against a local stack
 #   java-unit    the Java tests of every module but integration-tests (background)
-#   java-it      the integration tests: real servers, services as processes and containers (background)
+#   java-it      the integration tests: real servers, services as processes and containers (background,
+#                from the end of `build`: the container variants run last and wait for `images`)
 #   compose      docker compose on the images: exactly-once through kills, restarts and scaling
 # The two Java stages run side by side on the modules `build` installed; so do the installs, and the
 # image build with the Python and k8s stages: the tests wait on processes and timeouts often enough
@@ -112,7 +113,14 @@ stage_bg frameworks-env --needs python-env -- frameworks_env
 export SHARDFLOW_PYTHON
 SHARDFLOW_PYTHON=$(tail -n 1 "$STAGE_LOGS/python-env.path" 2>/dev/null || true)
 if stage_ok build; then stage_dists; fi
-stage_bg images --needs "build engine minio" -- images
+# java-it starts now, beside the image build: its container variants come last and wait for the
+# images stage's outcome in this file (integration-tests' ImagesGate).
+export SHARDFLOW_IMAGES_GATE=$STAGE_LOGS/images.gate
+images_gated() { if images; then echo ready >"$SHARDFLOW_IMAGES_GATE"; else echo failed >"$SHARDFLOW_IMAGES_GATE"; return 1; fi; }
+stage_bg images --needs "build engine minio" -- images_gated
+stage_ok images || [[ -n ${STAGE_PID[images]:-} ]] || echo skipped >"$SHARDFLOW_IMAGES_GATE"
+if [[ $LONG == 1 ]]; then export SHARDFLOW_EDGE_IT_KILLS=${SHARDFLOW_EDGE_IT_KILLS:-100}; fi  # the Python edge SDK's kill -9 rounds
+stage_bg java-it --needs "build minio python-env" -- java_it
 stage_bg java-unit --needs "build minio python-env" -- java_unit
 stage k8s -- bash scripts/k8s-validate.sh
 stage docs -- bash scripts/docs-build.sh
@@ -122,8 +130,6 @@ stage docs-run --needs "build python-env" -- bash scripts/docs-run.sh
 stage_wait frameworks-env
 stage frameworks --needs frameworks-env -- frameworks_tests
 stage_wait images
-if [[ $LONG == 1 ]]; then export SHARDFLOW_EDGE_IT_KILLS=${SHARDFLOW_EDGE_IT_KILLS:-100}; fi  # the Python edge SDK's kill -9 rounds
-stage_bg java-it --needs "build minio python-env" -- java_it
 stage_wait java-unit
 stage compose --needs "build images" -- env SHARDFLOW_IMAGES_READY=1 bash scripts/compose-test.sh
 stage_wait java-it

@@ -45,12 +45,13 @@ public final class TestStack implements AutoCloseable {
     /**
      * A stack from {@code source}; containers always run MinIO. Where no Docker engine answers, a
      * container stack aborts the test with that reason (reported as skipped): the only case it does
-     * not run.
+     * not run. Under scripts/test.sh it first waits for the images stage ({@link ImagesGate}).
      */
     public static TestStack start(Path work, S3Kind s3, StackSource source) {
         if (source == StackSource.LOCAL_PROCESSES) {
             return start(work, s3);
         }
+        ImagesGate.awaitImages();
         Assumptions.assumeTrue(ContainerStack.engineAvailable(),
                 "no Docker engine answers: start one with scripts/docker-engine.sh to run the container stack");
         ContainerStack containers = ContainerStack.start();
