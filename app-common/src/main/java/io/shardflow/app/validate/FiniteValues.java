@@ -9,20 +9,28 @@ import java.nio.ByteOrder;
 /**
  * Whether a floating-point tensor holds no NaN or infinity: in every IEEE format (and bfloat16)
  * those are exactly the values whose exponent bits are all set. Tensor bytes are little-endian.
- * The bytes are read eight at a time from the buffer's array, each word tested lane by lane against
- * the exponent mask: a check that runs over every byte of every accepted sample, so it is done in
- * bulk rather than element by element through a typed view of the buffer.
+ * The check runs over every byte of every accepted sample, so it reads the bytes eight at a time
+ * and tests all the lanes of a word at once without a branch (see {@link #noLaneAllSet}), deciding
+ * once per block of words rather than once per element or word.
  */
 final class FiniteValues {
 
     private static final VarHandle LONGS = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
-    private static final VarHandle INTS = MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.LITTLE_ENDIAN);
-    private static final VarHandle SHORTS = MethodHandles.byteArrayViewVarHandle(short[].class, ByteOrder.LITTLE_ENDIAN);
 
-    private static final int FLOAT32_EXPONENT = 0x7F80_0000;
-    private static final long FLOAT64_EXPONENT = 0x7FF0_0000_0000_0000L;
-    private static final int FLOAT16_EXPONENT = 0x7C00;
-    private static final int BFLOAT16_EXPONENT = 0x7F80;
+    /** Bytes tested between two decisions: long enough for the loop to run branch-free, short enough to stop early. */
+    private static final int BLOCK_BYTES = 64 * Long.BYTES;
+
+    private static final Lanes FLOAT32 = new Lanes(0x7F80_0000_7F80_0000L, 0x0000_0001_0000_0001L, 0x8000_0000_8000_0000L);
+    private static final Lanes FLOAT64 = new Lanes(0x7FF0_0000_0000_0000L, 0x0000_0000_0000_0001L, 0x8000_0000_0000_0000L);
+    private static final Lanes FLOAT16 = new Lanes(0x7C00_7C00_7C00_7C00L, 0x0001_0001_0001_0001L, 0x8000_8000_8000_8000L);
+    private static final Lanes BFLOAT16 = new Lanes(0x7F80_7F80_7F80_7F80L, 0x0001_0001_0001_0001L, 0x8000_8000_8000_8000L);
+
+    /**
+     * One format's masks over the lanes of a 64-bit word: its exponent bits, the lowest bit and the
+     * sign bit of each lane.
+     */
+    private record Lanes(long exponents, long ones, long signs) {
+    }
 
     private FiniteValues() {
     }
@@ -38,58 +46,42 @@ final class FiniteValues {
         int from = data.arrayOffset() + data.position();
         int to = from + data.remaining();
         return switch (dtype) {
-            case FLOAT32 -> none32(bytes, from, to);
-            case FLOAT64 -> none64(bytes, from, to);
-            case FLOAT16 -> none16(bytes, from, to, FLOAT16_EXPONENT);
-            case BFLOAT16 -> none16(bytes, from, to, BFLOAT16_EXPONENT);
+            case FLOAT32 -> noLaneAllSet(bytes, from, to, FLOAT32);
+            case FLOAT64 -> noLaneAllSet(bytes, from, to, FLOAT64);
+            case FLOAT16 -> noLaneAllSet(bytes, from, to, FLOAT16);
+            case BFLOAT16 -> noLaneAllSet(bytes, from, to, BFLOAT16);
             default -> true;
         };
     }
 
-    private static boolean none32(byte[] bytes, int from, int to) {
-        long low = FLOAT32_EXPONENT & 0xFFFF_FFFFL;
-        long high = low << 32;
-        int i = from;
-        for (; i + Long.BYTES <= to; i += Long.BYTES) {
-            long word = (long) LONGS.get(bytes, i);
-            if ((word & low) == low | (word & high) == high) {
+    /**
+     * Whether no lane of the words in {@code [from, to)} has all its exponent bits set. Per word,
+     * {@code (word & exponents) ^ exponents} leaves a lane zero exactly where its exponent is all
+     * ones, and any other lane holds only exponent bits, so it is at least 1 and its sign bit is
+     * clear. Subtracting 1 from every lane then sets a lane's sign bit exactly where the lane was
+     * zero (a borrow into the next lane takes it from at least 1 to no less than 0, or from 0,
+     * which is flagged anyway). The results are OR-ed over a block and the sign bits tested once.
+     * The last bytes that do not fill a word are read into one zero-padded word, whose padding
+     * lanes have no exponent bits set and so are never flagged.
+     */
+    private static boolean noLaneAllSet(byte[] bytes, int from, int to, Lanes lanes) {
+        long exponents = lanes.exponents();
+        long ones = lanes.ones();
+        int wordsEnd = from + ((to - from) & -Long.BYTES);
+        for (int block = from; block < wordsEnd; block += BLOCK_BYTES) {
+            int end = block + Math.min(BLOCK_BYTES, wordsEnd - block);
+            long flags = 0;
+            for (int i = block; i < end; i += Long.BYTES) {
+                flags |= (((long) LONGS.get(bytes, i) & exponents) ^ exponents) - ones;
+            }
+            if ((flags & lanes.signs()) != 0) {
                 return false;
             }
         }
-        for (; i + Integer.BYTES <= to; i += Integer.BYTES) {
-            if (((int) INTS.get(bytes, i) & FLOAT32_EXPONENT) == FLOAT32_EXPONENT) {
-                return false;
-            }
+        long tail = 0;
+        for (int i = to - 1; i >= wordsEnd; i--) {
+            tail = tail << Byte.SIZE | (bytes[i] & 0xFF);
         }
-        return true;
-    }
-
-    private static boolean none64(byte[] bytes, int from, int to) {
-        for (int i = from; i + Long.BYTES <= to; i += Long.BYTES) {
-            if (((long) LONGS.get(bytes, i) & FLOAT64_EXPONENT) == FLOAT64_EXPONENT) {
-                return false;
-            }
-        }
-        return true;
-    }
-
-    private static boolean none16(byte[] bytes, int from, int to, int exponent) {
-        long lane0 = exponent;
-        long lane1 = lane0 << 16;
-        long lane2 = lane0 << 32;
-        long lane3 = lane0 << 48;
-        int i = from;
-        for (; i + Long.BYTES <= to; i += Long.BYTES) {
-            long word = (long) LONGS.get(bytes, i);
-            if ((word & lane0) == lane0 | (word & lane1) == lane1 | (word & lane2) == lane2 | (word & lane3) == lane3) {
-                return false;
-            }
-        }
-        for (; i + Short.BYTES <= to; i += Short.BYTES) {
-            if (((short) SHORTS.get(bytes, i) & exponent) == exponent) {
-                return false;
-            }
-        }
-        return true;
+        return ((((tail & exponents) ^ exponents) - ones) & lanes.signs()) == 0;
     }
 }

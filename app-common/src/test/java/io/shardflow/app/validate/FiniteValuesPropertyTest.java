@@ -28,6 +28,74 @@ class FiniteValuesPropertyTest {
         assertThat(FiniteValues.allFinite(tensor.dtype(), direct)).as("a direct buffer").isEqualTo(reference(tensor.dtype(), slice));
     }
 
+    /**
+     * Any bit pattern, over lengths that span several of the check's blocks and end in a partial
+     * word: each element is random bits, an exponent one bit short of all set, or all set (NaN or
+     * infinity), so a non-finite value sits in any lane of any word or the tail.
+     */
+    @Property(tries = 1000)
+    void shouldAgreeWithIsFiniteForAnyBitPatternAcrossBlocks(@ForAll("dtypes") DType dtype, @ForAll("lengths") int elements,
+                                                            @ForAll long seed, @ForAll("rarities") int rarity) {
+        int size = itemSize(dtype);
+        java.util.SplittableRandom random = new java.util.SplittableRandom(seed);
+        int offset = random.nextInt(8);
+        byte[] bytes = new byte[offset + elements * size];
+        random.nextBytes(bytes);
+        ByteBuffer view = ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN);
+        for (int i = 0; i < elements; i++) {
+            int at = offset + i * size + size - 1;
+            int draw = random.nextInt(rarity);
+            if (draw == 0) {
+                bytes[at] |= 0x7F; // with the next bits below: every exponent bit set in every format
+                setBelowTopByte(view, dtype, offset + i * size, true);
+            } else if (draw == 1) {
+                bytes[at] |= 0x7F; // one exponent bit short of all set: finite
+                setBelowTopByte(view, dtype, offset + i * size, false);
+            }
+        }
+        ByteBuffer slice = ByteBuffer.wrap(bytes, offset, elements * size).slice();
+
+        assertThat(FiniteValues.allFinite(dtype, slice)).isEqualTo(reference(dtype, slice));
+    }
+
+    /** The exponent bits below the top byte: all set, or all set but the lowest. */
+    private static void setBelowTopByte(ByteBuffer view, DType dtype, int element, boolean all) {
+        int top = element + itemSize(dtype) - 2;
+        int bits = switch (dtype) {
+            case FLOAT16 -> 0x7C;
+            case BFLOAT16, FLOAT32 -> 0x80;
+            default -> 0xF0;
+        };
+        int lowest = switch (dtype) {
+            case FLOAT16 -> 0x04;
+            case BFLOAT16, FLOAT32 -> 0x80;
+            default -> 0x10;
+        };
+        if (dtype == DType.FLOAT16) {
+            // float16's exponent is entirely in its top byte: bits 2-6
+            int at = element + 1;
+            view.put(at, (byte) (all ? view.get(at) | bits : (view.get(at) | bits) & ~lowest));
+            return;
+        }
+        view.put(top, (byte) (all ? view.get(top) | bits : view.get(top) & ~lowest | (bits & ~lowest)));
+    }
+
+    @Provide
+    Arbitrary<DType> dtypes() {
+        return Arbitraries.of(DType.FLOAT16, DType.BFLOAT16, DType.FLOAT32, DType.FLOAT64);
+    }
+
+    @Provide
+    Arbitrary<Integer> lengths() {
+        return Arbitraries.integers().between(0, 700);
+    }
+
+    /** One element in this many is made non-finite, and one made nearly so. */
+    @Provide
+    Arbitrary<Integer> rarities() {
+        return Arbitraries.of(2, 3, 50, 1000, 100_000);
+    }
+
     @Provide
     Arbitrary<Case> tensors() {
         Arbitrary<DType> dtypes = Arbitraries.of(DType.FLOAT16, DType.BFLOAT16, DType.FLOAT32, DType.FLOAT64, DType.UINT8);

@@ -31,7 +31,9 @@ public final class DuplicateFilter {
         // Validation refuses control characters in all four fields, so NUL separates them unambiguously.
         String key = dataset + '\u0000' + version + '\u0000' + deviceId + '\u0000' + sampleId;
         // The millisecond overload: the Instant one formats a check message on every call (a few per cent of ingest CPU).
-        try (WindowStoreIterator<Long> hits = seen.backwardFetch(key, Math.max(0, recordTimestamp - window.toMillis()),
+        // Forward, since only whether any entry exists matters: a RocksDB seek, where the backward
+        // fetch paid a seek-for-previous and a step back per lookup (5 % of ingest CPU, bench profile).
+        try (WindowStoreIterator<Long> hits = seen.fetch(key, Math.max(0, recordTimestamp - window.toMillis()),
                 recordTimestamp + window.toMillis())) {
             if (hits.hasNext()) {
                 return true;
