@@ -5,8 +5,6 @@ import io.minio.http.HttpUtils;
 import java.io.IOException;
 import java.security.GeneralSecurityException;
 import java.time.Duration;
-import java.util.List;
-import okhttp3.ConnectionSpec;
 import okhttp3.OkHttpClient;
 
 /** Builds the minio client {@link S3ObjectStore#connect} uses from {@link S3Settings}. */
@@ -29,24 +27,10 @@ final class S3Clients {
                 .region(settings.region());
         if (!S3Settings.blank(settings.caBundle())) {
             builder.httpClient(trusting(settings.caBundle()), true);
-        } else if (settings.endpoint().regionMatches(true, 0, "http://", 0, "http://".length())) {
-            builder.httpClient(plainText(), true);
         }
         MinioAsyncClient client = builder.build();
         client.setTimeout(CONNECT.toMillis(), READ_WRITE.toMillis(), READ_WRITE.toMillis());
         return client;
-    }
-
-    /**
-     * The client of an {@code http://} endpoint: no TLS set up at all (minio rebuilds its client for
-     * every file upload, and a client with TLS compares its trusted CAs, every one, each time), and
-     * sockets that send large writes ({@link CoalescingSocketFactory}).
-     */
-    static OkHttpClient plainText() {
-        return HttpUtils.newDefaultHttpClient(CONNECT.toMillis(), READ_WRITE.toMillis(), READ_WRITE.toMillis()).newBuilder()
-                .connectionSpecs(List.of(ConnectionSpec.CLEARTEXT))
-                .socketFactory(new CoalescingSocketFactory())
-                .build();
     }
 
     /** An HTTP client that trusts exactly the CAs in {@code pemFile}. */
