@@ -148,8 +148,8 @@ public final class SinkConfig extends AbstractConfig {
     /**
      * The sample readers' own defaults, under any {@code kafka.*} setting. A reader streams a whole
      * shard (megabytes) from one partition: fetches of 4 MiB instead of 1 MiB make a quarter of the
-     * fetch round trips, whose bookkeeping (requests, sessions, per-fetch metrics) cost the sink more
-     * CPU than the bytes they carry; the socket's receive buffer is left to the OS's autotuning rather
+     * fetch round trips, whose bookkeeping (requests, sessions, per-fetch metrics) is paid per fetch,
+     * not per byte; the socket's receive buffer is left to the OS's autotuning rather
      * than Kafka's 64 KiB, so each fetch is read in a few large reads. What a read fetched past the
      * shard's last record is dropped, at most one fetch, memory bounded by {@code fetch.max.bytes}.
      * The readers seek per shard, so their per-partition metrics would be registered and dropped with
