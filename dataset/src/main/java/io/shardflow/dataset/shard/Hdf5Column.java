@@ -39,6 +39,12 @@ import org.bytedeco.javacpp.BytePointer;
  * library has no LZF filter, so LZF chunks are shuffled and compressed here and stored with
  * {@code H5Dwrite_chunk}, bypassing the pipeline; the dataset still declares the filter (optional,
  * id 32000, h5py's client values), which is all a reader needs.
+ *
+ * <p>Uncompressed chunks go the same way, straight from the buffer to the file: the buffer already
+ * holds the chunk's bytes as stored (memory type = file type, no filter), so the library's
+ * {@code H5Dwrite} would only copy them into its chunk cache before writing them, a pass over every
+ * tensor byte for nothing. A chunk's unused tail is zeroed first, the fill value {@code H5Dwrite}
+ * would have put there, so a reader sees the same values.
  */
 final class Hdf5Column implements AutoCloseable {
 
@@ -46,6 +52,7 @@ final class Hdf5Column implements AutoCloseable {
     private static final long MAX_CHUNK_BYTES = (1L << 32) - 1; // HDF5's limit for one chunk
 
     private static final ByteShuffleFilter SHUFFLE = new ByteShuffleFilter();
+    private static final byte[] ZEROS = new byte[1 << 16];
 
     private final String name;
     private final long dataset;
@@ -55,6 +62,7 @@ final class Hdf5Column implements AutoCloseable {
     private final long chunkRows;
     private final long elementBytes;
     private final boolean lzf;
+    private final boolean unfiltered;
     private final BytePointer buffer;
     private long buffered;
     private long written;
@@ -88,6 +96,7 @@ final class Hdf5Column implements AutoCloseable {
         this.chunkRows = ChunkSizes.chunkRows(rowBytes, totalRows);
         this.elementBytes = elementBytes;
         this.lzf = compression.codec() == Compression.Codec.LZF;
+        this.unfiltered = compression.isNone();
         long space = ids.keep(H5Screate_simple(rank(), dims(0), dims(UNLIMITED)), hdf5::H5Sclose,
                 "H5Screate_simple(" + name + ")");
         long dcpl = ids.keep(H5Pcreate(H5P_CLS_DATASET_CREATE_ID_g()), hdf5::H5Pclose, "H5Pcreate(dataset " + name + ")");
@@ -166,22 +175,38 @@ final class Hdf5Column implements AutoCloseable {
 
     private void writeBuffered() {
         check(H5Dset_extent(dataset, dims(written + buffered)), "H5Dset_extent(" + name + ")");
+        long[] start = dims(written);
+        Arrays.fill(start, 1, start.length, 0);
+        if (lzf) {
+            writeLzfChunk(start);
+        } else if (unfiltered && written % chunkRows == 0) {
+            writeRawChunk(start);
+        } else {
+            // gzip runs in the library's pipeline; rows not starting a chunk (only after a partial flush) need its selection
+            writeSelected(start);
+        }
+        written += buffered;
+        buffered = 0;
+    }
+
+    private void writeSelected(long[] start) {
         try (Hdf5Ids ids = new Hdf5Ids()) {
             long fileSpace = ids.keep(H5Dget_space(dataset), hdf5::H5Sclose, "H5Dget_space(" + name + ")");
-            long[] start = dims(written);
-            Arrays.fill(start, 1, start.length, 0);
             check(H5Sselect_hyperslab(fileSpace, H5S_SELECT_SET, start, null, dims(buffered), (long[]) null),
                     "H5Sselect_hyperslab(" + name + ")");
             long memorySpace = ids.keep(H5Screate_simple(rank(), dims(buffered), (long[]) null), hdf5::H5Sclose,
                     "H5Screate_simple(" + name + " rows)");
-            if (lzf) {
-                writeLzfChunk(start);
-            } else {
-                check(H5Dwrite(dataset, memoryType, memorySpace, fileSpace, H5P_DEFAULT, buffer.position(0)), "H5Dwrite(" + name + ")");
-            }
+            check(H5Dwrite(dataset, memoryType, memorySpace, fileSpace, H5P_DEFAULT, buffer.position(0)), "H5Dwrite(" + name + ")");
         }
-        written += buffered;
-        buffered = 0;
+    }
+
+    /** The buffered rows as one whole uncompressed chunk, the tail past them zero (the fill value), written as they lie in the buffer. */
+    private void writeRawChunk(long[] start) {
+        long chunkBytes = chunkRows * rowBytes;
+        for (long at = buffered * rowBytes; at < chunkBytes; at += ZEROS.length) {
+            buffer.position(at).put(ZEROS, 0, (int) Math.min(ZEROS.length, chunkBytes - at));
+        }
+        check(H5Dwrite_chunk(dataset, H5P_DEFAULT, 0, start, chunkBytes, buffer.position(0)), "H5Dwrite_chunk(" + name + ")");
     }
 
     /** The buffered rows as one whole chunk (the tail past them zero, as fill), shuffled and LZF-compressed. */

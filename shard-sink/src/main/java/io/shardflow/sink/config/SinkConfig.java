@@ -146,6 +146,22 @@ public final class SinkConfig extends AbstractConfig {
     }
 
     /**
+     * The sample readers' own defaults, under any {@code kafka.*} setting. A reader streams a whole
+     * shard (megabytes) from one partition: fetches of 4 MiB instead of 1 MiB make a quarter of the
+     * fetch round trips, whose bookkeeping (requests, sessions, per-fetch metrics) is paid per fetch,
+     * not per byte; the socket's receive buffer is left to the OS's autotuning rather
+     * than Kafka's 64 KiB, so each fetch is read in a few large reads. What a read fetched past the
+     * shard's last record is dropped, at most one fetch, memory bounded by {@code fetch.max.bytes}.
+     * The readers seek per shard, so their per-partition metrics would be registered and dropped with
+     * every read: no metrics reporter (their lag means nothing; the assignments consumer keeps its own).
+     * Measured in docs/performance.md ("Steady state").
+     */
+    static final Map<String, Object> SAMPLE_READER_DEFAULTS = Map.of(
+            ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, 4 << 20,
+            ConsumerConfig.RECEIVE_BUFFER_CONFIG, -1,
+            ConsumerConfig.METRIC_REPORTER_CLASSES_CONFIG, "");
+
+    /**
      * Properties of the consumers that read samples by offset: no group and no offset commits (the
      * decisions carry the offsets), committed data only, and a named offset that is gone is an error
      * to report, never a reason to jump elsewhere.
@@ -153,6 +169,7 @@ public final class SinkConfig extends AbstractConfig {
     public Properties sampleReaderProperties(int reader) {
         Properties props = new Properties();
         props.put(ConsumerConfig.CLIENT_ID_CONFIG, getString(GROUP_ID) + "-samples-" + reader);
+        props.putAll(SAMPLE_READER_DEFAULTS);
         props.putAll(kafkaClientSettings());
         props.remove(ConsumerConfig.GROUP_ID_CONFIG);
         return committedBytesOnly(props, "none");

@@ -105,6 +105,27 @@ class SinkConfigTest {
     }
 
     @Test
+    void shouldGiveTheSampleReadersLargeFetchesAndLetKafkaSettingsOverrideThem() {
+        var defaults = new SinkConfig(minimal()).sampleReaderProperties(0);
+
+        assertThat(defaults.get(ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG)).isEqualTo(4 << 20);
+        assertThat(defaults.get(ConsumerConfig.RECEIVE_BUFFER_CONFIG)).isEqualTo(-1);
+        assertThat(defaults.get(ConsumerConfig.METRIC_REPORTER_CLASSES_CONFIG)).isEqualTo("");
+        // the assignments consumer keeps Kafka's defaults (its metrics are exported)
+        assertThat(new SinkConfig(minimal()).consumerProperties()).doesNotContainKeys(ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG,
+                ConsumerConfig.METRIC_REPORTER_CLASSES_CONFIG);
+
+        Map<String, Object> settings = minimal();
+        settings.put("kafka.max.partition.fetch.bytes", "1048576");
+        settings.put("kafka.receive.buffer.bytes", "65536");
+        var overridden = new SinkConfig(settings).sampleReaderProperties(0);
+
+        assertThat(overridden.get(ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG)).isEqualTo("1048576");
+        assertThat(overridden.get(ConsumerConfig.RECEIVE_BUFFER_CONFIG)).isEqualTo("65536");
+        assertThat(overridden.get(ConsumerConfig.ISOLATION_LEVEL_CONFIG)).isEqualTo("read_committed");
+    }
+
+    @Test
     void shouldNameTheKeyOfAnInvalidValue() {
         Map<String, Object> settings = minimal();
         settings.put("retry.attempts", "0");
