@@ -80,6 +80,13 @@ public final class StageFigures implements Figure {
 
     private static void record(BenchContext context, String figure, String label, String role, StageWindow.Result result,
                                SampleShape shape, double rawMbPerSecond, String rawName, String rawSpread) {
+        if (result.tooShortToTime()) {
+            // A rate from a window of one commit step is noise (0 MB/s when the step held everything).
+            context.recorder().add(Measurement.notMeasured(figure, shape.name() + " samples, " + label, context.s3(), ">= 0.8",
+                    String.format(Locale.ROOT, "the stage did the %d samples after the warm-up within %.1f s of durable progress: too "
+                            + "short to time; give it more with --samples (raw %s)", result.samples(), result.seconds(), rawSpread)));
+            return;
+        }
         double gigabytes = result.samples() * shape.tensorBytes() / 1e9;
         CpuSplit cpu = result.cpu().of(role).per(gigabytes);
         CpuSplit warm = result.warmup().of(role);

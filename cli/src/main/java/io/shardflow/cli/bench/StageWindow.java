@@ -24,6 +24,17 @@ final class StageWindow {
      * @param cpu     CPU of every role over the window
      */
     record Result(long samples, double seconds, CpuMeter.Window warmup, CpuMeter.Window cpu) {
+
+        /** Shortest window timed: progress moves in steps of a commit interval (1 s), so a shorter one is mostly step. */
+        static final double SHORTEST_SECONDS = 1.0;
+
+        /**
+         * Whether the stage did the window's work too fast to time: within one or two durable steps, so
+         * that the window holds no records or lasted less than {@link #SHORTEST_SECONDS}.
+         */
+        boolean tooShortToTime() {
+            return samples <= 0 || seconds < SHORTEST_SECONDS;
+        }
     }
 
     private StageWindow() {
