@@ -98,7 +98,9 @@ stage_dists() { # a copy the images are built from, so the java stage may repack
 # `test`, not `install`: the distributions `build` made stay as they are while the tests run from them.
 java_unit() { mvn -B -ntp -fae test -pl '!integration-tests'; }  # -fae: every module's tests, even after one fails
 java_it() { mvn -B -ntp -fae test -pl integration-tests; }  # without an engine the container variants report skipped
-python_tests() { "$(tail -n 1 "$STAGE_LOGS/python-env.path")" -m pytest -q python/tests; }
+# A hung test ends the stage after 40 minutes (4-8 are usual) with every thread's stack: SIGABRT
+# reaches pytest's faulthandler, which prints them.
+python_tests() { timeout -s ABRT 2400 "$(tail -n 1 "$STAGE_LOGS/python-env.path")" -m pytest -q python/tests; }
 frameworks_env() { bash scripts/setup-frameworks.sh >"$STAGE_LOGS/frameworks-env.path" && tail -n 1 "$STAGE_LOGS/frameworks-env.path"; }
 frameworks_tests() { PYTHONPATH=python "$(tail -n 1 "$STAGE_LOGS/frameworks-env.path")" -m pytest -q python/tests_frameworks; }
 

@@ -236,3 +236,19 @@ def test_should_download_a_shard_once_for_all_readers_of_one_cache(built, tmp_pa
     assert store.downloaded == [shard.object_key], "one download, the other readers waited for it"
     assert all(hashlib.sha256(g).hexdigest() == shard.sha256 for g in got)
     assert sorted(os.listdir(cache_dir)) == [f"{shard.sha256}.h5"], "no lock file left"
+
+
+def test_should_not_wait_for_threads_where_a_finalizer_runs_inside_thread_start():
+    # the garbage collector may finalize a dropped batch generator inside Thread.start, where
+    # threading's shutdown-locks lock is held and joining a thread deadlocks: cleanup must see it
+    import threading
+
+    from shardflow.reading.fastpath import finalized_inside_thread_start
+
+    assert not finalized_inside_thread_start()
+    lock = getattr(threading, "_shutdown_locks_lock", None)
+    if lock is None:
+        pytest.skip("this Python has no shutdown-locks lock to hold")
+    with lock:
+        assert finalized_inside_thread_start()
+    assert not finalized_inside_thread_start()

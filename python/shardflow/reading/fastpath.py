@@ -87,12 +87,12 @@ class ShardPool:
                 result.set_exception(e)
         return result.result()
 
-    def close(self) -> None:
+    def close(self, wait: bool = True) -> None:
         with self._lock:
             self._opened.clear()
             self._refs.clear()
         for fetcher in self.fetchers:
-            fetcher.close()
+            fetcher.close(wait)
 
 
 class _Planned:
@@ -148,9 +148,20 @@ def fast_batches(order: MixedOrder, share: RankShare, batch_size: int, worker: i
             pool.release(planned.keys)
             yield planned.j, batch
     finally:
+        wait = not finalized_inside_thread_start()
         if executor is not None:
-            executor.shutdown(wait=True, cancel_futures=True)
-        pool.close()
+            executor.shutdown(wait=wait, cancel_futures=True)
+        pool.close(wait)
+
+
+def finalized_inside_thread_start() -> bool:
+    """Whether this cleanup may not wait for threads. A generator dropped without close() is
+    finalized by the garbage collector in whichever thread allocates next; inside Thread.start
+    that thread holds threading's shutdown-locks lock, and joining a thread there deadlocks
+    (CPython 3.11; the lock is private, hence getattr). There the threads are told to stop and left
+    to finish on their own."""
+    lock = getattr(threading, "_shutdown_locks_lock", None)
+    return lock is not None and lock.locked()
 
 
 def common_spec(datasets: Sequence[Any]) -> DatasetSpec:

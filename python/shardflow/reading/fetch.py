@@ -152,13 +152,15 @@ class ShardFetcher:
             self._start(shard, result, inline=True)
         return result.result()
 
-    def close(self) -> None:
+    def close(self, wait: bool = True) -> None:
         """Drops what has not started and waits for the GETs and cache writes under way, so no
         thread of this reader outlives it; a download whose remaining parts were dropped leaves no
-        part file behind."""
+        part file behind. ``wait=False`` only where waiting would deadlock (a garbage-collector
+        finalizer inside Thread.start, ``fastpath.finalized_inside_thread_start``): the threads are
+        told to stop and finish on their own."""
         if self._pool is not None:
-            self._pool.shutdown(wait=True, cancel_futures=True)
-            self._writer.shutdown(wait=True)
+            self._pool.shutdown(wait=wait, cancel_futures=True)
+            self._writer.shutdown(wait=wait)
             self._pending.clear()
             with self._lock:
                 dropped, self._unfinished = self._unfinished, set()
