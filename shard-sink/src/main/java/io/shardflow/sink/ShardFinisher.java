@@ -14,6 +14,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Future;
@@ -37,11 +38,16 @@ final class ShardFinisher {
     private final SinkHook hook;
     private final ShardQuarantine quarantine;
     private final ExecutorService workers;
+    private final int threads;
 
-    /** @param workers builds and uploads the shards of one commit in parallel; bounded, owned by the caller */
+    /**
+     * @param workers builds and uploads the shards of one commit in parallel; bounded, owned by the caller
+     * @param threads how many threads {@code workers} runs, to share a round's shards among them
+     */
     ShardFinisher(ShardBuilder builder, ShardUploader uploader, ShardCommitter committer, SinkHook hook,
-                  ShardQuarantine quarantine, ExecutorService workers) {
+                  ShardQuarantine quarantine, ExecutorService workers, int threads) {
         this.workers = workers;
+        this.threads = threads;
         this.builder = builder;
         this.uploader = uploader;
         this.committer = committer;
@@ -99,9 +105,10 @@ final class ShardFinisher {
      * others stays on their {@link PendingShard} for the next attempt.
      */
     private List<ShardEntry> prepareAll(List<PendingShard> shards, Function<Set<ShardId>, Map<TopicPartition, Long>> sourceOffsets) {
-        List<Future<ShardEntry>> running = new ArrayList<>(shards.size());
-        for (PendingShard p : shards) {
-            running.add(workers.submit(() -> buildOrQuarantine(p, sourceOffsets) ? upload(p) : null));
+        List<CompletableFuture<ShardEntry>> running = new ArrayList<>(shards.size());
+        shards.forEach(p -> running.add(new CompletableFuture<>()));
+        for (List<Integer> chain : LaneChains.of(shards.stream().map(p -> p.shard).toList(), threads)) {
+            workers.execute(() -> prepareChain(chain, shards, running, sourceOffsets));
         }
         List<ShardEntry> entries = new ArrayList<>(shards.size());
         RuntimeException failure = null;
@@ -120,6 +127,31 @@ final class ShardFinisher {
             throw failure;
         }
         return entries;
+    }
+
+    /**
+     * Builds and uploads a chain's shards one after another; a shard that fails does not stop the
+     * others (as when each ran on its own), an {@link Error} does.
+     */
+    private void prepareChain(List<Integer> chain, List<PendingShard> shards, List<CompletableFuture<ShardEntry>> results,
+            Function<Set<ShardId>, Map<TopicPartition, Long>> sourceOffsets) {
+        Error fatal = null;
+        for (int index : chain) {
+            CompletableFuture<ShardEntry> result = results.get(index);
+            if (fatal != null) {
+                result.completeExceptionally(fatal);
+                continue;
+            }
+            PendingShard p = shards.get(index);
+            try {
+                result.complete(buildOrQuarantine(p, sourceOffsets) ? upload(p) : null);
+            } catch (Error e) {
+                fatal = e;
+                result.completeExceptionally(e);
+            } catch (RuntimeException e) {
+                result.completeExceptionally(e);
+            }
+        }
     }
 
     /** Waits even when interrupted: the shard's work must end before its {@link PendingShard} is handed back. */

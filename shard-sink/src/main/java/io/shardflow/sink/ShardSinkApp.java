@@ -52,6 +52,7 @@ public final class ShardSinkApp implements ServiceMain.RunningService {
      */
     static final int SHARDS_PER_ROUND_PER_THREAD = 4;
 
+
     private final SinkWorker worker;
     private final Thread thread;
     private final MetricsEndpoint metricsEndpoint;
@@ -121,7 +122,7 @@ public final class ShardSinkApp implements ServiceMain.RunningService {
         ShardFinisher finisher = new ShardFinisher(new ShardBuilder(config.shardWriter(), workDir, samples),
                 new ShardUploader(hook.uploadStore(store), retrier, workDir), committer, hook,
                 new ShardQuarantine(store, retrier, Clock.systemUTC(), config.getString(SinkConfig.COMMITTER_ID), meters),
-                Executors.newFixedThreadPool(buildThreads, daemon("shard-sink-build")));
+                Executors.newFixedThreadPool(buildThreads, daemon("shard-sink-build")), buildThreads);
         KafkaConsumer<byte[], byte[]> assignments = new KafkaConsumer<>(config.consumerProperties());
         SinkWorker worker = new SinkWorker(assignments,
                 config.getString(SinkConfig.TOPIC_ASSIGNMENTS), config.pollTimeout(), spools,

@@ -92,7 +92,7 @@ final class SinkHarness<C extends MockConsumer<byte[], byte[]>> {
         LongSupplier nanoTime = options.nanoTime == null ? System::nanoTime : options.nanoTime;
         worker = new SinkWorker(consumer, TOPIC, Duration.ofMillis(10), spools,
                 new BackgroundFinisher(new ShardFinisher(builder, uploader, committer, options.hook,
-                        new ShardQuarantine(options.target, retrier, CLOCK, "sink-test", meters), BUILDERS), options.rounds,
+                        new ShardQuarantine(options.target, retrier, CLOCK, "sink-test", meters), BUILDERS, 2), options.rounds,
                         options.maxShardsPerRound),
                 new ReplayCheck(committer::isCommitted, backpressure::inOutage, nanoTime), backpressure,
                 new SinkMetrics(meters), options.hook);

@@ -151,9 +151,9 @@ public final class SinkConfig extends AbstractConfig {
      * fetch round trips, whose bookkeeping (requests, sessions, per-fetch metrics) is paid per fetch,
      * not per byte; the socket's receive buffer is left to the OS's autotuning rather
      * than Kafka's 64 KiB, so each fetch is read in a few large reads. What a read fetched past the
-     * shard's last record is dropped, at most one fetch, memory bounded by {@code fetch.max.bytes}.
-     * The readers seek per shard, so their per-partition metrics would be registered and dropped with
-     * every read: no metrics reporter (their lag means nothing; the assignments consumer keeps its own).
+     * shard's last record stays with the reader for the lane's next shard (KafkaSampleSource), at most
+     * about two fetches per idle reader. The readers move between partitions, so their per-partition
+     * metrics would be registered and dropped again and again: no metrics reporter (their lag means nothing; the assignments consumer keeps its own).
      * Measured in docs/performance.md ("Steady state").
      */
     static final Map<String, Object> SAMPLE_READER_DEFAULTS = Map.of(

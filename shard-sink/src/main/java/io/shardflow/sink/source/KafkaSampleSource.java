@@ -1,19 +1,15 @@
 package io.shardflow.sink.source;
 
-import com.microsoft.kiota.ApiException;
-import io.shardflow.schemas.Sample;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Deque;
 import java.util.Iterator;
 import java.util.List;
 import java.util.SortedSet;
-import java.util.concurrent.ArrayBlockingQueue;
-import java.util.concurrent.BlockingQueue;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.InvalidOffsetException;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.TimeoutException;
@@ -26,15 +22,17 @@ import org.apache.kafka.common.serialization.Deserializer;
  * one partition in increasing offsets, interleaved with other lanes' and with rejected records, so
  * this is one sequential read. The consumers read committed data only, have no group and never commit
  * offsets: the decisions on shard-assignments, not this read, are what the sink's offsets track.
- * One consumer per concurrent reader, from a fixed pool (a Kafka consumer is single-threaded).
+ * One consumer per concurrent reader, from a fixed pool (a Kafka consumer is single-threaded). A reader
+ * keeps its partition between reads, and a read goes to the idle reader that stopped where it starts,
+ * so the shards of a lane, read one after another, are one stream from the broker ({@link SampleReader}).
  */
 public final class KafkaSampleSource implements SampleSource, AutoCloseable {
 
     private static final Duration POLL = Duration.ofMillis(200);
 
     private final String topic;
-    private final BlockingQueue<Reader> readers;
-    private final List<Reader> all = new ArrayList<>();
+    private final List<SampleReader> idle = new ArrayList<>();
+    private final List<SampleReader> all = new ArrayList<>();
     private final Duration timeout;
     private final LongSupplier nanoTime;
 
@@ -48,27 +46,22 @@ public final class KafkaSampleSource implements SampleSource, AutoCloseable {
         this.topic = topic;
         this.timeout = timeout;
         this.nanoTime = nanoTime;
-        this.readers = new ArrayBlockingQueue<>(consumers.size());
         for (Consumer<byte[], byte[]> consumer : consumers) {
-            Reader reader = new Reader(consumer, deserializers.get());
+            SampleReader reader = new SampleReader(consumer, deserializers.get());
             all.add(reader);
-            readers.add(reader);
+            idle.add(reader);
         }
     }
 
     @Override
     public void read(int partition, SortedSet<Long> offsets, java.util.function.Consumer<SourcedSample> each) {
-        Reader reader;
-        try {
-            reader = readers.take();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new SourceUnavailableException("interrupted while waiting for a samples reader", e);
-        }
         TopicPartition source = new TopicPartition(topic, partition);
+        SampleReader reader = take(source, offsets.first());
+        boolean positioned = false;
         try {
-            reader.consumer.assign(List.of(source));
+            reader.positionAt(source, offsets.first());
             read(reader, source, offsets, each);
+            positioned = true;
         } catch (TimeoutException e) {
             throw new SourceUnavailableException("broker did not answer reading " + source + ": " + e.getMessage(), e);
         } catch (InvalidOffsetException e) {
@@ -77,23 +70,57 @@ public final class KafkaSampleSource implements SampleSource, AutoCloseable {
             throw new SourceRecordGoneException("records of " + source + " from offset " + offsets.first()
                     + " are no longer in the topic: " + e.getMessage());
         } finally {
-            reader.consumer.assign(List.of());
-            readers.add(reader);
+            if (!positioned) {
+                // A failed read (or a failed row) leaves the reader anywhere: it starts over with a seek.
+                reader.release();
+            }
+            giveBack(reader);
+        }
+    }
+
+    /** An idle reader: the one that can go on at {@code first} of {@code source}, else one holding no partition, else any. */
+    private SampleReader take(TopicPartition source, long first) {
+        synchronized (idle) {
+            while (idle.isEmpty()) {
+                try {
+                    idle.wait();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new SourceUnavailableException("interrupted while waiting for a samples reader", e);
+                }
+            }
+            SampleReader chosen = idle.stream().filter(reader -> reader.continuesAt(source, first)).findFirst()
+                    .or(() -> idle.stream().filter(reader -> reader.assigned() == null).findFirst())
+                    .orElse(idle.get(0));
+            idle.remove(chosen);
+            return chosen;
+        }
+    }
+
+    private void giveBack(SampleReader reader) {
+        synchronized (idle) {
+            idle.add(reader);
+            idle.notifyAll();
         }
     }
 
     /**
-     * Seeks straight to the first named offset: the log's bounds are asked for (two round trips) only
-     * when the read goes wrong, a gap or a quiet broker, to tell a record that is gone from one that
-     * is late.
+     * Reads on from the reader's position (records carried from its last poll first): the log's bounds
+     * are asked for (two round trips) only when the read goes wrong, a gap or a quiet broker, to tell a
+     * record that is gone from one that is late. Records polled past the last named one stay with the
+     * reader for the next read.
      */
-    private void read(Reader reader, TopicPartition source, SortedSet<Long> offsets,
+    private void read(SampleReader reader, TopicPartition source, SortedSet<Long> offsets,
             java.util.function.Consumer<SourcedSample> each) {
         long first = offsets.first();
         long last = offsets.last();
-        reader.consumer.seek(source, first);
-        Iterator<Long> wanted = offsets.iterator();
-        long next = wanted.next();
+        Wanted wanted = new Wanted(offsets.iterator());
+        Deque<ConsumerRecord<byte[], byte[]>> carried = reader.carried();
+        while (!carried.isEmpty()) {
+            if (wanted.take(reader, carried.pollFirst(), source, first, last, each)) {
+                return;
+            }
+        }
         long deadline = nanoTime.getAsLong() + timeout.toNanos();
         boolean boundsChecked = false;
         while (reader.consumer.position(source, timeout) <= last) {
@@ -101,7 +128,7 @@ public final class KafkaSampleSource implements SampleSource, AutoCloseable {
                 throw new SourceUnavailableException("reading " + source + " from " + first + " to " + last + " took longer than "
                         + timeout, null);
             }
-            ConsumerRecords<byte[], byte[]> polled = reader.consumer.poll(POLL);
+            List<ConsumerRecord<byte[], byte[]>> polled = reader.consumer.poll(POLL).records(source);
             if (!polled.isEmpty()) {
                 // The limit is on waiting for the broker, not on the whole read: a large shard streams for a while.
                 deadline = nanoTime.getAsLong() + timeout.toNanos();
@@ -109,26 +136,48 @@ public final class KafkaSampleSource implements SampleSource, AutoCloseable {
                 requireInLog(reader, source, first, last);
                 boundsChecked = true;
             }
-            for (ConsumerRecord<byte[], byte[]> record : polled) {
-                // A partition's records come in increasing offsets: passing a wanted offset means the log has no record there.
-                if (record.offset() > next) {
-                    requireInLog(reader, source, first, last);
-                    throw noRecord(source, next);
-                }
-                if (record.offset() == next) {
-                    each.accept(new SourcedSample(next, reader.decode(record)));
-                    if (!wanted.hasNext()) {
-                        return;
-                    }
-                    next = wanted.next();
+            for (int i = 0; i < polled.size(); i++) {
+                if (wanted.take(reader, polled.get(i), source, first, last, each)) {
+                    reader.carry(polled.subList(i + 1, polled.size()));
+                    return;
                 }
             }
         }
-        throw noRecord(source, next);
+        throw noRecord(source, wanted.next);
+    }
+
+    /** The named offsets still to come, in order. */
+    private final class Wanted {
+        private final Iterator<Long> rest;
+        private long next;
+
+        Wanted(Iterator<Long> offsets) {
+            this.rest = offsets;
+            this.next = offsets.next();
+        }
+
+        /** Hands the record on if it is the next named one; true once the last named one is handed on. */
+        boolean take(SampleReader reader, ConsumerRecord<byte[], byte[]> record, TopicPartition source, long first, long last,
+                java.util.function.Consumer<SourcedSample> each) {
+            // A partition's records come in increasing offsets: passing a wanted offset means the log has no record there.
+            if (record.offset() > next) {
+                requireInLog(reader, source, first, last);
+                throw noRecord(source, next);
+            }
+            if (record.offset() < next) {
+                return false;
+            }
+            each.accept(new SourcedSample(next, reader.decode(record)));
+            if (!rest.hasNext()) {
+                return true;
+            }
+            next = rest.next();
+            return false;
+        }
     }
 
     /** Fails when the named range is not within the partition's log now: deleted by retention, or past its end. */
-    private void requireInLog(Reader reader, TopicPartition source, long first, long last) {
+    private void requireInLog(SampleReader reader, TopicPartition source, long first, long last) {
         long start = reader.consumer.beginningOffsets(List.of(source), timeout).get(source);
         long end = reader.consumer.endOffsets(List.of(source), timeout).get(source);
         if (first < start) {
@@ -147,43 +196,8 @@ public final class KafkaSampleSource implements SampleSource, AutoCloseable {
 
     @Override
     public void close() {
-        for (Reader reader : all) {
-            reader.consumer.close();
-            reader.deserializer.close();
-        }
-    }
-
-    private record Reader(Consumer<byte[], byte[]> consumer, Deserializer<Object> deserializer) {
-
-        /** Decodes a named record; it was a valid sample when ingest-app accepted it. */
-        Sample decode(ConsumerRecord<byte[], byte[]> record) {
-            String where = record.topic() + "-" + record.partition() + "@" + record.offset();
-            if (record.value() == null) {
-                throw new SourceRecordGoneException("record " + where + " has no value");
-            }
-            Object value;
-            try {
-                value = deserializer.deserialize(record.topic(), record.headers(), record.value());
-            } catch (RuntimeException e) {
-                if (schemaNotFound(e)) {
-                    throw new SourceRecordGoneException("the schema of record " + where + " is no longer in the registry");
-                }
-                throw new SourceUnavailableException("cannot decode record " + where + ": " + e.getMessage(), e);
-            }
-            if (value instanceof Sample sample) {
-                return sample;
-            }
-            throw new SourceRecordGoneException("record " + where + " is not a sample: "
-                    + (value == null ? "null" : value.getClass().getName()));
-        }
-
-        private static boolean schemaNotFound(Throwable failure) {
-            for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
-                if (cause instanceof ApiException api && api.getResponseStatusCode() == 404) {
-                    return true;
-                }
-            }
-            return false;
+        for (SampleReader reader : all) {
+            reader.close();
         }
     }
 }

@@ -92,7 +92,53 @@ class KafkaSampleSourceTest {
         assertThat(read).containsOnlyKeys(10L, 13L, 15L);
         assertThat(read.keySet()).as("handed on in offset order").containsExactly(10L, 13L, 15L);
         assertThat(read.get(13L)).isEqualTo(ShardEvents.sample(13));
-        assertThat(consumer.assignment()).as("the reader gives its partition back").isEmpty();
+        assertThat(consumer.assignment()).as("the reader keeps its partition for the lane's next shard").containsExactly(P3);
+    }
+
+    /** A clock that moves a second each time it is read, so a read that waits for records nobody adds times out. */
+    private final AtomicLong ticking = new AtomicLong();
+    private final KafkaSampleSource tickingSource = new KafkaSampleSource("samples", List.of(consumer),
+            KafkaSampleSourceTest::plainAvro, Duration.ofSeconds(5), () -> ticking.addAndGet(Duration.ofSeconds(1).toNanos()));
+
+    @Test
+    void shouldReadTheNextShardOfAPartitionFromWhatTheLastReadPolledWithoutFetchingItAgain() {
+        // One poll returns 10..15; the broker (the mock) sends a record once, as after a seek that drops a fetch.
+        partitionHolds(0, 16, 10, 11, 12, 13, 14, 15);
+
+        Map<Long, Sample> firstShard = read(tickingSource, offsets(10L, 11L, 12L));
+        Map<Long, Sample> nextShard = read(tickingSource, offsets(13L, 15L));
+
+        assertThat(firstShard.keySet()).containsExactly(10L, 11L, 12L);
+        assertThat(nextShard.keySet()).containsExactly(13L, 15L);
+        assertThat(nextShard.get(15L)).isEqualTo(ShardEvents.sample(15));
+    }
+
+    @Test
+    void shouldSeekBackWhenAReadStartsBeforeWhereTheReaderStopped() {
+        partitionHolds(0, 16, 13, 14);
+        assertThat(read(tickingSource, offsets(13L, 14L)).keySet()).containsExactly(13L, 14L);
+        // Another dataset's shard on the same partition, earlier offsets: the broker sends them again after a seek.
+        addSample(10);
+        addSample(11);
+
+        assertThat(read(tickingSource, offsets(10L, 11L)).keySet()).containsExactly(10L, 11L);
+    }
+
+    @Test
+    void shouldStartOverWithASeekAfterAReadThatFailedHalfWay() {
+        partitionHolds(0, 16, 10, 11, 12, 13);
+        assertThatThrownBy(() -> tickingSource.read(3, offsets(10L, 11L, 12L), sourced -> {
+            if (sourced.offset() == 11L) {
+                throw new IllegalStateException("the writer refused row 1");
+            }
+        })).hasMessageContaining("refused row 1");
+        assertThat(consumer.assignment()).as("a failed read gives its partition back").isEmpty();
+        consumer.assign(List.of(P3));
+        addSample(10);
+        addSample(11);
+        addSample(12);
+
+        assertThat(read(tickingSource, offsets(10L, 11L, 12L)).keySet()).containsExactly(10L, 11L, 12L);
     }
 
     @Test
@@ -136,8 +182,12 @@ class KafkaSampleSourceTest {
     }
 
     private Map<Long, Sample> read(int partition, SortedSet<Long> offsets) {
+        return read(source, offsets);
+    }
+
+    private static Map<Long, Sample> read(KafkaSampleSource from, SortedSet<Long> offsets) {
         Map<Long, Sample> read = new LinkedHashMap<>();
-        source.read(partition, offsets, sourced -> read.put(sourced.offset(), sourced.sample()));
+        from.read(P3.partition(), offsets, sourced -> read.put(sourced.offset(), sourced.sample()));
         return read;
     }
 }
