@@ -16,6 +16,7 @@ import org.apache.kafka.common.config.ConfigDef;
 import org.apache.kafka.common.config.ConfigDef.Importance;
 import org.apache.kafka.common.config.ConfigDef.Range;
 import org.apache.kafka.common.config.ConfigDef.Type;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.streams.StreamsConfig;
 
@@ -191,6 +192,10 @@ public final class IngestConfig extends AbstractConfig {
         // see nothing before the transaction commits (COMMIT_INTERVAL_MS, 10 times longer), which
         // flushes the producer first.
         props.put(StreamsConfig.producerPrefix(ProducerConfig.LINGER_MS_CONFIG), PRODUCER_LINGER_MS);
+        // The main consumer reads the samples themselves, megabytes a second: the OS's autotuned socket
+        // buffer instead of Kafka's 64 KiB, so a fetch is read in a few large reads, as shard-sink's
+        // sample readers do (docs/performance.md, "Steady state").
+        props.put(StreamsConfig.mainConsumerPrefix(ConsumerConfig.RECEIVE_BUFFER_CONFIG), -1);
         props.put(StreamsConfig.producerPrefix(ProducerConfig.MAX_REQUEST_SIZE_CONFIG), (int) Math.min(Integer.MAX_VALUE,
                 Math.max(8L << 20, 2 * getLong(SAMPLE_MAX_BYTES))));
         props.putAll(kafkaClientSettings());
