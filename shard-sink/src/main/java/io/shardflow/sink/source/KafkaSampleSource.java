@@ -59,8 +59,22 @@ public final class KafkaSampleSource implements SampleSource, AutoCloseable {
         SampleReader reader = take(source, offsets.first());
         boolean positioned = false;
         try {
-            reader.positionAt(source, offsets.first());
-            read(reader, source, offsets, each);
+            boolean wentOn = reader.positionAt(source, offsets.first());
+            Wanted wanted = new Wanted(offsets.iterator());
+            try {
+                read(reader, source, offsets, wanted, each);
+            } catch (InvalidOffsetException e) {
+                if (!wentOn || wanted.handedOn > 0) {
+                    throw e;
+                }
+                // The reader went on from where its last read stopped, and retention has deleted that
+                // position since, though not the records named now (requireInLog below would say so):
+                // nothing was handed on, so the read starts over with a seek to its first record.
+                requireInLog(reader, source, offsets.first(), offsets.last());
+                reader.release();
+                reader.positionAt(source, offsets.first());
+                read(reader, source, offsets, new Wanted(offsets.iterator()), each);
+            }
             positioned = true;
         } catch (TimeoutException e) {
             throw new SourceUnavailableException("broker did not answer reading " + source + ": " + e.getMessage(), e);
@@ -110,11 +124,10 @@ public final class KafkaSampleSource implements SampleSource, AutoCloseable {
      * record that is gone from one that is late. Records polled past the last named one stay with the
      * reader for the next read.
      */
-    private void read(SampleReader reader, TopicPartition source, SortedSet<Long> offsets,
+    private void read(SampleReader reader, TopicPartition source, SortedSet<Long> offsets, Wanted wanted,
             java.util.function.Consumer<SourcedSample> each) {
         long first = offsets.first();
         long last = offsets.last();
-        Wanted wanted = new Wanted(offsets.iterator());
         Deque<ConsumerRecord<byte[], byte[]>> carried = reader.carried();
         while (!carried.isEmpty()) {
             if (wanted.take(reader, carried.pollFirst(), source, first, last, each)) {
@@ -150,6 +163,7 @@ public final class KafkaSampleSource implements SampleSource, AutoCloseable {
     private final class Wanted {
         private final Iterator<Long> rest;
         private long next;
+        private int handedOn;
 
         Wanted(Iterator<Long> offsets) {
             this.rest = offsets;
@@ -167,6 +181,7 @@ public final class KafkaSampleSource implements SampleSource, AutoCloseable {
             if (record.offset() < next) {
                 return false;
             }
+            handedOn++;
             each.accept(new SourcedSample(next, reader.decode(record)));
             if (!rest.hasNext()) {
                 return true;

@@ -52,15 +52,19 @@ final class SampleReader {
         return alreadyPolled || first - next.getAsLong() <= SKIP_WITHOUT_SEEK;
     }
 
-    /** Positions the reader to read {@code source} from {@code first}: on from where it is when it can, else a seek. */
-    void positionAt(TopicPartition source, long first) {
+    /**
+     * Positions the reader to read {@code source} from {@code first}: on from where it is when it can,
+     * else a seek. True when it went on without a seek.
+     */
+    boolean positionAt(TopicPartition source, long first) {
         if (continuesAt(source, first)) {
-            return;
+            return true;
         }
         release();
         consumer.assign(List.of(source));
         assigned = source;
         consumer.seek(source, first);
+        return false;
     }
 
     /** The offset of the next record this reader hands on: the first carried one, else the consumer's position. */

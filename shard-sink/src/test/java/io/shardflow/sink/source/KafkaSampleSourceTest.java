@@ -125,6 +125,18 @@ class KafkaSampleSourceTest {
     }
 
     @Test
+    void shouldSeekToTheNamedRecordsWhenRetentionDeletedWhereTheReaderStoppedButNotThem() {
+        partitionHolds(0, 40, 10, 11, 12);
+        assertThat(read(tickingSource, offsets(10L, 11L, 12L)).keySet()).containsExactly(10L, 11L, 12L);
+        // While the reader was idle at offset 13, retention moved the log start past it (13 was another lane's record).
+        consumer.updateBeginningOffsets(Map.of(P3, 14L));
+        addSample(14);
+        addSample(15);
+
+        assertThat(read(tickingSource, offsets(14L, 15L)).keySet()).containsExactly(14L, 15L);
+    }
+
+    @Test
     void shouldStartOverWithASeekAfterAReadThatFailedHalfWay() {
         partitionHolds(0, 16, 10, 11, 12, 13);
         assertThatThrownBy(() -> tickingSource.read(3, offsets(10L, 11L, 12L), sourced -> {
