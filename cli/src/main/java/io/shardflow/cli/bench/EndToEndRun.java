@@ -26,8 +26,6 @@ public record EndToEndRun(long samples, long tensorBytes, List<RawKafkaRounds.Ro
     private static final Duration TIMEOUT = Duration.ofMinutes(30);
     /** ingest-app commits its transaction every second: let the last one land before the brokers are measured. */
     private static final Duration SETTLE = Duration.ofMillis(1500);
-    /** With --profile, a further quarter of the timed samples is carried under the profiler. */
-    private static final int PROFILED_PART = 4;
 
     /**
      * @param rawRounds 0 (no baseline), 1 (before the pipeline) or 2 (before and after)
@@ -38,8 +36,8 @@ public record EndToEndRun(long samples, long tensorBytes, List<RawKafkaRounds.Ro
     }
 
     /**
-     * As above; with {@code profile}, the first instance of each service is then recorded over a further
-     * quarter of the samples, after the timed part ({@link WindowProfiler}).
+     * As above; with {@code profile}, the first instance of each service is then recorded while it
+     * carries as many samples again, after the timed part ({@link WindowProfiler}).
      */
     public static EndToEndRun measure(BenchContext context, String name, SampleShape shape, long samples, int instances, int rawRounds,
                                       boolean profile) throws Exception {
@@ -85,7 +83,7 @@ public record EndToEndRun(long samples, long tensorBytes, List<RawKafkaRounds.Ro
             Thread.sleep(SETTLE.toMillis());
             long pipelineBroker = BrokerDisk.bytes(context.admin()) - diskBefore;
             if (profile) {
-                profileMore(context, name, shape, pipeline, publishing, log, warmup + samples, Math.max(1, samples / PROFILED_PART), meter);
+                profileMore(context, name, shape, pipeline, publishing, log, warmup + samples, samples, meter);
             }
             return new EndToEndRun(samples, samples * shape.tensorBytes(), List.of(), steady.seconds(), pipelineBroker, warmup,
                     warmup * shape.tensorBytes(), warm, steady);
