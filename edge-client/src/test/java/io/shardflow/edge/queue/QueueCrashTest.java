@@ -34,11 +34,16 @@ class QueueCrashTest {
         Path journal = Files.createDirectories(work.resolve("journal"));
         SplittableRandom random = new SplittableRandom(18);
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        Path attemptsLog = journal.resolve("attempts.log");
         for (int kill = 0; kill < KILLS; kill++) {
+            long attemptsBefore = Files.exists(attemptsLog) ? Files.size(attemptsLog) : 0;
             Process child = new ProcessBuilder(java, "-Xmx64m", "-XX:TieredStopAtLevel=1", "-cp", System.getProperty("java.class.path"),
                     QueueCrashChild.class.getName(), queueDir.toString(), journal.toString())
                     .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.appendTo(work.resolve("child.log").toFile())).start();
-            Thread.sleep(random.nextLong(300, 1500));
+            // The kill must land among the appends, not in the JVM's start, which a loaded machine can
+            // stretch past any fixed wait: once the child logs an attempt, it is appending.
+            awaitGrowth(attemptsLog, attemptsBefore, child, work.resolve("child.log"));
+            Thread.sleep(random.nextLong(0, 1200));
             assertThat(child.isAlive()).as("the child died by itself; see %s", work.resolve("child.log")).isTrue();
             child.destroyForcibly(); // SIGKILL
             assertThat(child.waitFor(30, TimeUnit.SECONDS)).isTrue();
@@ -68,6 +73,15 @@ class QueueCrashTest {
             returned.stream().filter(n -> n >= oldestQueued).forEach(expected::add);
             assertThat(new HashSet<>(queued)).containsAll(expected);
             assertThat(queue.append(List.<byte[][]>of(new byte[][] {"k".getBytes(), "v".getBytes()}))[0]).isEqualTo(previousSeq + 1);
+        }
+    }
+
+    private static void awaitGrowth(Path file, long sizeBefore, Process child, Path childLog) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
+        while (!Files.exists(file) || Files.size(file) <= sizeBefore) {
+            assertThat(child.isAlive()).as("the child died before appending; see %s", childLog).isTrue();
+            assertThat(System.nanoTime() - deadline).as("the child did not start appending within 120 s").isNegative();
+            Thread.sleep(10);
         }
     }
 
