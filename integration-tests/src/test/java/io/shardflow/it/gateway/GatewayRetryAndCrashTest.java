@@ -8,7 +8,7 @@ import io.shardflow.dataset.log.CommitLog;
 import io.shardflow.dataset.log.Snapshot;
 import io.shardflow.dataset.verify.SnapshotVerifier;
 import io.shardflow.dataset.verify.SnapshotVerifier.VerificationReport;
-import java.net.http.HttpTimeoutException;
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -78,8 +78,10 @@ class GatewayRetryAndCrashTest {
                                 return null;
                             }
                             assertThat(status).as("a retry may meet the first try still running").isIn(409, 429, 503);
-                        } catch (HttpTimeoutException e) {
-                            // the client gave up waiting; a phone sends again
+                        } catch (IOException e) {
+                            // The client gave up waiting, or the connection broke before an answer (on a
+                            // loaded machine the gateway drops a body that arrives below its minimum data
+                            // rate, and the JDK client does not resend a POST by itself): a phone sends again.
                         }
                         Thread.sleep(100);
                     }
