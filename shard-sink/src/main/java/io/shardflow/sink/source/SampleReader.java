@@ -2,6 +2,7 @@ package io.shardflow.sink.source;
 
 import com.microsoft.kiota.ApiException;
 import io.shardflow.schemas.Sample;
+import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.List;
@@ -74,7 +75,7 @@ final class SampleReader {
         }
         try {
             // Known locally once assigned and positioned (after a seek or a poll): no round trip.
-            return OptionalLong.of(consumer.position(assigned, java.time.Duration.ZERO));
+            return OptionalLong.of(consumer.position(assigned, Duration.ZERO));
         } catch (RuntimeException unknown) {
             return OptionalLong.empty();
         }
