@@ -5,9 +5,6 @@ import io.shardflow.dataset.log.ShardEntry;
 import io.shardflow.schemas.internal.ShardSealed;
 import io.shardflow.sink.spool.ShardSpool;
 import io.shardflow.sink.write.BuiltShard;
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.file.Files;
 import org.apache.kafka.common.TopicPartition;
 
 /**
@@ -20,7 +17,7 @@ final class PendingShard {
     final TopicPartition partition;
     final ShardSpool spool;
     final ShardSealed seal;
-    /** The HDF5 file on local disk, once built. */
+    /** The HDF5 shard, in memory or on local disk, once built. */
     BuiltShard built;
     /** The entry describing the stored object, once uploaded (or found already there). */
     ShardEntry uploaded;
@@ -36,15 +33,11 @@ final class PendingShard {
         return shard.dataset() + "/" + shard.version();
     }
 
-    /** Releases local resources: the spool file and the built file. The shard itself is not touched. */
+    /** Releases local resources: the spool file and the built shard's memory or file. The shard itself is not touched. */
     void release() {
         spool.close();
         if (built != null) {
-            try {
-                Files.deleteIfExists(built.file());
-            } catch (IOException e) {
-                throw new UncheckedIOException("cannot delete " + built.file(), e);
-            }
+            built.release();
         }
     }
 }

@@ -191,11 +191,36 @@ final class ShardFinisher {
         return true;
     }
 
+    /**
+     * Uploads the built shard unless done already. Once stored, its memory or file is freed at once
+     * (the commit needs only the entry); a shard built in memory whose upload failed is written to
+     * disk to wait for the retry, so an object-store outage does not hold a round's shards in memory.
+     */
     private ShardEntry upload(PendingShard p) {
         if (p.uploaded == null) {
-            p.uploaded = uploader.upload(p.built);
+            try {
+                p.uploaded = uploader.upload(p.built);
+            } catch (RuntimeException e) {
+                keepOnDisk(p, e);
+                throw e;
+            }
+            p.built.release();
         }
         return p.uploaded;
+    }
+
+    private static void keepOnDisk(PendingShard p, RuntimeException uploadFailure) {
+        if (!p.built.inMemory()) {
+            return;
+        }
+        try {
+            p.built = p.built.spilled();
+        } catch (RuntimeException e) {
+            // No room on disk either: the next attempt builds the shard again from Kafka.
+            uploadFailure.addSuppressed(e);
+            p.built.release();
+            p.built = null;
+        }
     }
 
     /** Partition positions as the commit log and quarantine records write them: "topic-partition" to offset. */

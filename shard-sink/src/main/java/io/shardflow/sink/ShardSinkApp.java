@@ -22,6 +22,7 @@ import io.shardflow.sink.quarantine.ShardQuarantine;
 import io.shardflow.sink.flow.Backpressure;
 import io.shardflow.sink.source.KafkaSampleSource;
 import io.shardflow.sink.spool.SpoolDirectory;
+import io.shardflow.sink.write.MemoryBudget;
 import io.shardflow.sink.write.ShardBuilder;
 import io.shardflow.sink.write.ShardUploader;
 import java.io.IOException;
@@ -119,7 +120,8 @@ public final class ShardSinkApp implements ServiceMain.RunningService {
         KafkaSampleSource samples = new KafkaSampleSource(config.getString(SinkConfig.TOPIC_SAMPLES), readers,
                 () -> SampleDeserializers.forRegistry(serdeSettings),
                 Duration.ofMillis(config.getLong(SinkConfig.SOURCE_READ_TIMEOUT_MS)), System::nanoTime);
-        ShardFinisher finisher = new ShardFinisher(new ShardBuilder(config.shardWriter(), workDir, samples),
+        MemoryBudget buildMemory = new MemoryBudget(config.getLong(SinkConfig.BUILD_MEMORY_BUDGET_BYTES), metrics.buildMemoryBytes::set);
+        ShardFinisher finisher = new ShardFinisher(new ShardBuilder(config.shardWriter(), workDir, samples, buildMemory),
                 new ShardUploader(hook.uploadStore(store), retrier, workDir), committer, hook,
                 new ShardQuarantine(store, retrier, Clock.systemUTC(), config.getString(SinkConfig.COMMITTER_ID), meters),
                 Executors.newFixedThreadPool(buildThreads, daemon("shard-sink-build")), buildThreads);

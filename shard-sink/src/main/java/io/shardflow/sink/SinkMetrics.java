@@ -23,6 +23,7 @@ final class SinkMetrics {
     final AtomicInteger pendingShards = new AtomicInteger();
     final AtomicInteger pausedPartitions = new AtomicInteger();
     final AtomicLong spoolBytes = new AtomicLong();
+    final AtomicLong buildMemoryBytes = new AtomicLong();
     final Counter outages;
     final Counter storeErrors;
 
@@ -45,6 +46,8 @@ final class SinkMetrics {
         gauge(registry, "shardflow.sink.partitions.paused", pausedPartitions,
                 "assigned partitions paused by backpressure (spool over spool.max.bytes, or an outage)");
         gauge(registry, "shardflow.sink.spool.bytes", spoolBytes, "bytes of the local spool (open and pending shards)");
+        gauge(registry, "shardflow.sink.build.memory.bytes", buildMemoryBytes,
+                "native memory reserved by shards built in memory, at most build.memory.budget.bytes");
         outages = counter(registry, "shardflow.sink.store.outages",
                 "rounds that failed on the object store, the broker or the registry and turned into backpressure");
         storeErrors = counter(registry, "shardflow.sink.store.errors",

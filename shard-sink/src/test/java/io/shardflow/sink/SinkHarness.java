@@ -4,6 +4,7 @@ import static io.shardflow.sink.ShardEvents.VERSION;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.shardflow.dataset.layout.ShardId;
+import io.shardflow.dataset.shard.ShardFileWriter;
 import io.shardflow.dataset.shard.ShardWriter;
 import io.shardflow.dataset.store.ObjectStore;
 import io.shardflow.schemas.internal.ShardEvent;
@@ -14,6 +15,7 @@ import io.shardflow.sink.flow.Backpressure;
 import io.shardflow.sink.source.SampleSource;
 import io.shardflow.sink.spool.SpoolDirectory;
 import io.shardflow.dataset.retry.Retrier;
+import io.shardflow.sink.write.MemoryBudget;
 import io.shardflow.sink.write.ShardBuilder;
 import io.shardflow.sink.write.ShardUploader;
 import java.io.IOException;
@@ -82,7 +84,7 @@ final class SinkHarness<C extends MockConsumer<byte[], byte[]>> {
             throw new UncheckedIOException(e);
         }
         Retrier retrier = new Retrier(2, Duration.ofMillis(1), Duration.ofMillis(5), d -> { });
-        ShardBuilder builder = new ShardBuilder(new ShardWriter(), work, options.samples);
+        ShardBuilder builder = new ShardBuilder(options.writer, work, options.samples, options.buildMemory);
         ShardUploader uploader = new ShardUploader(options.target, retrier, work);
         ShardCommitter committer = new ShardCommitter(options.target, CLOCK, retrier, "sink-test");
         // Without a test clock: the worker's production defaults (1 s to 30 s backpressure, no spool limit, no hook).
@@ -180,6 +182,8 @@ final class SinkHarness<C extends MockConsumer<byte[], byte[]>> {
         private SampleSource samples = ShardEvents.samplesTopic();
         private Executor rounds = Runnable::run;
         private int maxShardsPerRound = Integer.MAX_VALUE;
+        private ShardFileWriter writer = new ShardWriter();
+        private MemoryBudget buildMemory = new MemoryBudget(0);
 
         private Builder(C consumer, Path dir, ObjectStore target) {
             this.consumer = consumer;
@@ -191,6 +195,13 @@ final class SinkHarness<C extends MockConsumer<byte[], byte[]>> {
         /** The samples topic the sink reads rows from; by default every offset holds its seed's sample. */
         Builder<C> samples(SampleSource topic) {
             this.samples = topic;
+            return this;
+        }
+
+        /** Shards written by {@code fileWriter}, in memory while {@code memory} has room (by default jHDF on disk). */
+        Builder<C> building(ShardFileWriter fileWriter, MemoryBudget memory) {
+            this.writer = fileWriter;
+            this.buildMemory = memory;
             return this;
         }
 

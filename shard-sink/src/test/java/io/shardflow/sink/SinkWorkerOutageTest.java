@@ -95,9 +95,9 @@ class SinkWorkerOutageTest {
         AtomicInteger puts = new AtomicInteger();
         ObjectStore counting = new ForwardingObjectStore(store) {
             @Override
-            public PutOutcome putIfAbsent(String key, Path file) {
+            public PutOutcome putIfAbsent(String key, Path file, String sha256Hex) {
                 puts.incrementAndGet();
-                return super.putIfAbsent(key, file);
+                return super.putIfAbsent(key, file, sha256Hex);
             }
         };
         var sink = sink(counting).build();

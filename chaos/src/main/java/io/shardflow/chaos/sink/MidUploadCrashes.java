@@ -3,6 +3,7 @@ package io.shardflow.chaos.sink;
 import io.shardflow.dataset.store.ForwardingObjectStore;
 import io.shardflow.dataset.store.ObjectStore;
 import io.shardflow.dataset.store.PutOutcome;
+import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.concurrent.ThreadLocalRandom;
 
@@ -30,6 +31,24 @@ public final class MidUploadCrashes extends ForwardingObjectStore {
 
     @Override
     public PutOutcome putIfAbsent(String key, Path file) {
+        armForShard(key);
+        return delegate.putIfAbsent(key, file);
+    }
+
+    @Override
+    public PutOutcome putIfAbsent(String key, Path file, String sha256Hex) {
+        armForShard(key);
+        return delegate.putIfAbsent(key, file, sha256Hex);
+    }
+
+    @Override
+    public PutOutcome putIfAbsent(String key, ByteBuffer bytes, String sha256Hex) {
+        armForShard(key);
+        return delegate.putIfAbsent(key, bytes, sha256Hex);
+    }
+
+    /** For a shard object, when the point fires: halts the process a random few milliseconds from now. */
+    private void armForShard(String key) {
         if (key.contains("/shards/") && points.draw(CrashPoint.MID_UPLOAD)) {
             long delay = ThreadLocalRandom.current().nextLong(MAX_DELAY_MILLIS + 1);
             Thread timer = new Thread(() -> {
@@ -43,6 +62,5 @@ public final class MidUploadCrashes extends ForwardingObjectStore {
             timer.setDaemon(true);
             timer.start();
         }
-        return delegate.putIfAbsent(key, file);
     }
 }

@@ -60,6 +60,38 @@ class MidUploadCrashesTest {
     }
 
     @Test
+    void shouldHaltWhileAShardBuiltInMemoryIsOnTheWire() {
+        CountDownLatch halted = new CountDownLatch(1);
+        CrashPoints points = CrashPoints.of("mid-upload:1", "", new SplittableRandom(1), new CrashPoints.Injector() {
+            @Override
+            public void halt(CrashPoint point) {
+                halted.countDown();
+            }
+
+            @Override
+            public void freeze(CrashPoint point) {
+            }
+        });
+        boolean[] haltedDuringPut = new boolean[1];
+        ObjectStore slow = new ForwardingObjectStore(store) {
+            @Override
+            public PutOutcome putIfAbsent(String key, java.nio.ByteBuffer bytes, String sha256Hex) {
+                try {
+                    haltedDuringPut[0] = halted.await(5, TimeUnit.SECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+                return super.putIfAbsent(key, bytes, sha256Hex);
+            }
+        };
+
+        MidUploadCrashes.wrap(slow, points).putIfAbsent("datasets/d/v1/shards/lane-00000/shard-000000000001.h5",
+                java.nio.ByteBuffer.wrap(new byte[] {1, 2, 3}), "unused");
+
+        assertThat(haltedDuringPut[0]).as("the halt came while the put was in progress").isTrue();
+    }
+
+    @Test
     void shouldNotCrashOnCommitLogWrites() throws Exception {
         CrashPoints points = CrashPoints.of("mid-upload:1", "", new SplittableRandom(1), new CrashPoints.Injector() {
             @Override

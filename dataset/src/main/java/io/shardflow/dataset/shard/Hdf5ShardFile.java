@@ -2,12 +2,17 @@ package io.shardflow.dataset.shard;
 
 import static io.shardflow.dataset.shard.Hdf5Ids.check;
 import static org.bytedeco.hdf5.global.hdf5.H5F_ACC_TRUNC;
+import static org.bytedeco.hdf5.global.hdf5.H5F_SCOPE_LOCAL;
 import static org.bytedeco.hdf5.global.hdf5.H5Fcreate;
+import static org.bytedeco.hdf5.global.hdf5.H5Fflush;
+import static org.bytedeco.hdf5.global.hdf5.H5Fget_file_image;
 import static org.bytedeco.hdf5.global.hdf5.H5Gcreate2;
+import static org.bytedeco.hdf5.global.hdf5.H5P_CLS_FILE_ACCESS_ID_g;
 import static org.bytedeco.hdf5.global.hdf5.H5P_CLS_FILE_CREATE_ID_g;
 import static org.bytedeco.hdf5.global.hdf5.H5P_CLS_GROUP_CREATE_ID_g;
 import static org.bytedeco.hdf5.global.hdf5.H5P_DEFAULT;
 import static org.bytedeco.hdf5.global.hdf5.H5Pcreate;
+import static org.bytedeco.hdf5.global.hdf5.H5Pset_fapl_core;
 import static org.bytedeco.hdf5.global.hdf5.H5Pset_obj_track_times;
 import static org.bytedeco.hdf5.global.hdf5.H5T_STD_I64LE_g;
 
@@ -35,6 +40,10 @@ import org.bytedeco.javacpp.BytePointer;
  * chunk per dataset. The same rows in the same order always make the same calls, so the same bytes
  * (docs/ARCHITECTURE.md, invariant 2).
  *
+ * <p>In memory (the library's core driver without a backing store) the same calls build the same
+ * bytes in a buffer the library grows, and {@link #image} copies them out once finished: no page
+ * cache write, no read back, no unlink.
+ *
  * <p>The library is not built thread-safe: every call into it holds {@link StreamingShardWriter#LIBRARY},
  * one short call group at a time (creating, a chunk's write, closing), so two shards can be built at
  * once, each waiting for the library only while it writes.
@@ -55,6 +64,17 @@ final class Hdf5ShardFile implements AutoCloseable {
      * @param variables each variable tensor's layout (offsets, shapes), known before its first value
      */
     Hdf5ShardFile(Path target, DatasetSpec spec, ShardId id, long rows, Map<String, VariableTensor> variables) {
+        this(target, spec, id, rows, variables, 0);
+    }
+
+    /**
+     * @param target          the file on disk, or with {@code memoryIncrement > 0} only its name (the
+     *                        per-row spill still goes beside it)
+     * @param memoryIncrement 0 to write {@code target}; otherwise the file is built in memory, grown by
+     *                        this many bytes at a time (about the expected size: one allocation)
+     */
+    Hdf5ShardFile(Path target, DatasetSpec spec, ShardId id, long rows, Map<String, VariableTensor> variables,
+            long memoryIncrement) {
         this.spec = spec;
         this.rows = rows;
         this.metadata = new RowMetadataSpill(target.resolveSibling(target.getFileName() + ".meta"));
@@ -64,7 +84,12 @@ final class Hdf5ShardFile implements AutoCloseable {
                 // Without this the root group's object header records its creation time.
                 check(H5Pset_obj_track_times(fcpl, false), "H5Pset_obj_track_times(file)");
                 BytePointer path = new BytePointer(target.toString(), StandardCharsets.UTF_8);
-                file = ids.keep(H5Fcreate(path, H5F_ACC_TRUNC, fcpl, H5P_DEFAULT), hdf5::H5Fclose, "H5Fcreate(" + target + ")");
+                long fapl = H5P_DEFAULT;
+                if (memoryIncrement > 0) {
+                    fapl = ids.keep(H5Pcreate(H5P_CLS_FILE_ACCESS_ID_g()), hdf5::H5Pclose, "H5Pcreate(file access)");
+                    check(H5Pset_fapl_core(fapl, memoryIncrement, false), "H5Pset_fapl_core(" + target + ")");
+                }
+                file = ids.keep(H5Fcreate(path, H5F_ACC_TRUNC, fcpl, fapl), hdf5::H5Fclose, "H5Fcreate(" + target + ")");
                 StreamingShardWriter.writeRootAttributes(ids, file, spec, id, rows);
                 long gcpl = ids.keep(H5Pcreate(H5P_CLS_GROUP_CREATE_ID_g()), hdf5::H5Pclose, "H5Pcreate(group)");
                 check(H5Pset_obj_track_times(gcpl, false), "H5Pset_obj_track_times(group)");
@@ -136,6 +161,24 @@ final class Hdf5ShardFile implements AutoCloseable {
             for (Hdf5Column column : List.of(sampleIds, deviceIds, producedAt, attributes)) {
                 column.flush();
             }
+        }
+    }
+
+    /** The finished file's bytes, copied out of the library's buffer (in-memory files only, after {@link #finish}). */
+    ShardImage image() {
+        synchronized (StreamingShardWriter.LIBRARY) {
+            check(H5Fflush(file, H5F_SCOPE_LOCAL), "H5Fflush");
+            long size = H5Fget_file_image(file, null, 0);
+            if (size < 0) {
+                throw new IllegalStateException("HDF5 H5Fget_file_image failed (status " + size + ")");
+            }
+            BytePointer memory = new BytePointer(size);
+            long copied = H5Fget_file_image(file, memory, size);
+            if (copied != size) {
+                memory.close();
+                throw new IllegalStateException("HDF5 H5Fget_file_image copied " + copied + " of " + size + " bytes");
+            }
+            return new ShardImage(memory, size);
         }
     }
 

@@ -4,6 +4,7 @@ import io.shardflow.dataset.layout.ShardId;
 import io.shardflow.dataset.spec.DatasetSpec;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Optional;
 
 /**
  * Writes one shard file in the layout of {@link ShardFormat}. Implementations differ in how much of
@@ -37,5 +38,16 @@ public interface ShardFileWriter {
      */
     default ShardAppender open(Path target, DatasetSpec spec, ShardId id, long rows) {
         return open(target, spec, id);
+    }
+
+    /**
+     * Starts the shard {@code id} of exactly {@code rows} rows, about {@code expectedBytes} in all, built
+     * in memory rather than at a path (the sink's small shards: no page-cache write and read back),
+     * or empty where this writer cannot (then {@link #open(Path, DatasetSpec, ShardId, long)}).
+     *
+     * @param scratch a local path the writer may put small side files beside (never the shard itself)
+     */
+    default Optional<ShardImageAppender> openInMemory(Path scratch, DatasetSpec spec, ShardId id, long rows, long expectedBytes) {
+        return Optional.empty();
     }
 }

@@ -35,6 +35,7 @@ import static org.bytedeco.hdf5.global.hdf5.H5Tset_strpad;
 import static org.bytedeco.hdf5.global.hdf5.H5open;
 
 import io.shardflow.dataset.layout.ShardId;
+import io.shardflow.dataset.spec.Compression;
 import io.shardflow.dataset.spec.DType;
 import io.shardflow.dataset.spec.DatasetSpec;
 import io.shardflow.dataset.spec.TensorSpec;
@@ -46,6 +47,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import org.bytedeco.hdf5.global.hdf5;
 import org.bytedeco.javacpp.BytePointer;
 import org.bytedeco.javacpp.Pointer;
@@ -106,6 +108,22 @@ public final class StreamingShardWriter implements ShardFileWriter {
             return open(target, spec, id);
         }
         return new DirectShardAppender(target, spec, id, rows);
+    }
+
+    /**
+     * In memory on the same terms as {@link #open(Path, DatasetSpec, ShardId, long)} writes straight into
+     * the file (row count known, no variable tensor), for uncompressed and LZF columns, whose chunks are
+     * stored as this writer made them; the same rows give the same bytes as that file. gzip chunks pass
+     * through the library's chunk cache, which lays an open file's image out otherwise than the closed
+     * file: those shards are built on disk, so a replay on either path gives the same digest.
+     */
+    @Override
+    public Optional<ShardImageAppender> openInMemory(Path scratch, DatasetSpec spec, ShardId id, long rows, long expectedBytes) {
+        if (rows < 1 || spec.tensors().stream().anyMatch(TensorSpec::isVariable)
+                || spec.compression().codec() == Compression.Codec.GZIP) {
+            return Optional.empty();
+        }
+        return Optional.of(new InMemoryShardAppender(scratch, spec, id, rows, expectedBytes));
     }
 
     /** Writes validated {@code rows}, which match {@code layout}; reads them once, in order. */

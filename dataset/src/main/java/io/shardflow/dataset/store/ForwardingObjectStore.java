@@ -1,6 +1,7 @@
 package io.shardflow.dataset.store;
 
 import java.io.InputStream;
+import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Optional;
@@ -23,8 +24,18 @@ public class ForwardingObjectStore implements ObjectStore {
     }
 
     @Override
+    public PutOutcome putIfAbsent(String key, Path file, String sha256Hex) {
+        return delegate.putIfAbsent(key, file, sha256Hex);
+    }
+
+    @Override
     public PutOutcome putIfAbsent(String key, byte[] bytes) {
         return delegate.putIfAbsent(key, bytes);
+    }
+
+    @Override
+    public PutOutcome putIfAbsent(String key, ByteBuffer bytes, String sha256Hex) {
+        return delegate.putIfAbsent(key, bytes, sha256Hex);
     }
 
     @Override

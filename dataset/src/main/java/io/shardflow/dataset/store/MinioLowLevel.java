@@ -14,6 +14,7 @@ import io.minio.http.Method;
 import io.minio.messages.Part;
 import java.io.IOException;
 import java.io.RandomAccessFile;
+import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.security.InvalidKeyException;
 import java.security.NoSuchAlgorithmException;
@@ -59,10 +60,32 @@ final class MinioLowLevel extends MinioAsyncClient {
      */
     CompletableFuture<Void> putHashedFile(String bucket, String region, String key, Path file, long size, String sha256Hex,
             Map<String, String> headers) throws Exception {
+        return putHashed(bucket, region, key, size, sha256Hex, headers, sink -> {
+            try (Source source = Okio.source(file.toFile())) {
+                sink.writeAll(source);
+            }
+        });
+    }
+
+    /** As {@link #putHashedFile} for bytes in memory (a shard built there): sent from the buffer, never copied into the heap. */
+    CompletableFuture<Void> putHashedBuffer(String bucket, String region, String key, ByteBuffer bytes, String sha256Hex,
+            Map<String, String> headers) throws Exception {
+        ByteBuffer body = bytes.duplicate();
+        return putHashed(bucket, region, key, body.remaining(), sha256Hex, headers, sink -> {
+            // A fresh view per attempt: the HTTP client may send the body again after a broken connection.
+            ByteBuffer view = body.duplicate();
+            while (view.hasRemaining()) {
+                sink.write(view);
+            }
+        });
+    }
+
+    private CompletableFuture<Void> putHashed(String bucket, String region, String key, long size, String sha256Hex,
+            Map<String, String> headers, BodyWriter writer) throws Exception {
         return getRegionAsync(bucket, region).thenCompose(location -> {
             try {
                 return executeAsync(Method.PUT, bucket, key, location, Headers.of(headers), null,
-                        new HashedFileBody(file, size, sha256Hex, location), 0);
+                        new HashedBody(writer, size, sha256Hex, location), 0);
             } catch (Exception e) {
                 return CompletableFuture.failedFuture(e);
             }
@@ -73,36 +96,42 @@ final class MinioLowLevel extends MinioAsyncClient {
     @Override
     protected Request createRequest(HttpUrl url, Method method, Headers headers, Object body, int length, Credentials creds)
             throws InsufficientDataException, InternalException, IOException, NoSuchAlgorithmException {
-        if (!(body instanceof HashedFileBody file)) {
+        if (!(body instanceof HashedBody hashed)) {
             return super.createRequest(url, method, headers, body, length, creds);
         }
         // minio's own request for an empty body gives the host, date, agent and session-token headers; the
-        // empty body's hashes are then replaced by the file and its hash.
+        // empty body's hashes are then replaced by the given body and its hash.
         Request request = super.createRequest(url, method, headers, HttpUtils.EMPTY_BODY, 0, creds).newBuilder()
-                .removeHeader("Content-MD5").header("x-amz-content-sha256", file.sha256Hex).method(method.toString(), file).build();
+                .removeHeader("Content-MD5").header("x-amz-content-sha256", hashed.sha256Hex).method(method.toString(), hashed).build();
         if (creds == null) {
             return request;
         }
         try {
             // minio signs only requests whose body it built: this one is signed here, over the given hash.
-            return Signer.signV4S3(request, file.region, creds.accessKey(), creds.secretKey(), file.sha256Hex);
+            return Signer.signV4S3(request, hashed.region, creds.accessKey(), creds.secretKey(), hashed.sha256Hex);
         } catch (InvalidKeyException e) {
             throw new InternalException("cannot sign the request: " + e.getMessage(), null);
         }
     }
 
-    /** A file's bytes as a request body, with the SHA-256 the caller vouches for. */
-    private static final class HashedFileBody extends RequestBody {
+    /** Writes a request body's bytes, from the start, each time it is called. */
+    @FunctionalInterface
+    private interface BodyWriter {
+        void writeTo(BufferedSink sink) throws IOException;
+    }
+
+    /** A body of known size with the SHA-256 the caller vouches for. */
+    private static final class HashedBody extends RequestBody {
 
         private static final MediaType OCTETS = MediaType.parse("application/octet-stream");
 
-        private final Path file;
+        private final BodyWriter writer;
         private final long size;
         private final String sha256Hex;
         private final String region;
 
-        HashedFileBody(Path file, long size, String sha256Hex, String region) {
-            this.file = file;
+        HashedBody(BodyWriter writer, long size, String sha256Hex, String region) {
+            this.writer = writer;
             this.size = size;
             this.sha256Hex = sha256Hex;
             this.region = region;
@@ -120,9 +149,7 @@ final class MinioLowLevel extends MinioAsyncClient {
 
         @Override
         public void writeTo(BufferedSink sink) throws IOException {
-            try (Source source = Okio.source(file.toFile())) {
-                sink.writeAll(source);
-            }
+            writer.writeTo(sink);
         }
     }
 

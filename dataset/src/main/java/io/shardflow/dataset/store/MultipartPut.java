@@ -3,6 +3,7 @@ package io.shardflow.dataset.store;
 import io.minio.messages.Part;
 import java.io.IOException;
 import java.io.RandomAccessFile;
+import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -87,6 +88,16 @@ final class MultipartPut {
     PutOutcome put(String key, byte[] bytes) {
         return upload(key, bytes.length, (uploadId, partNumber, offset, length) -> {
             byte[] part = Arrays.copyOfRange(bytes, (int) offset, (int) (offset + length));
+            return S3Errors.await(() -> s3.uploadPart(bucket, region, key, uploadId, partNumber, part, length)).etag();
+        });
+    }
+
+    PutOutcome put(String key, ByteBuffer bytes) {
+        ByteBuffer source = bytes.duplicate();
+        int start = source.position();
+        return upload(key, source.remaining(), (uploadId, partNumber, offset, length) -> {
+            byte[] part = new byte[(int) length];
+            source.duplicate().position(start + (int) offset).get(part);
             return S3Errors.await(() -> s3.uploadPart(bucket, region, key, uploadId, partNumber, part, length)).etag();
         });
     }

@@ -2,6 +2,7 @@ package io.shardflow.dataset.store;
 
 import java.io.ByteArrayInputStream;
 import java.io.InputStream;
+import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Optional;
@@ -29,6 +30,17 @@ public interface ObjectStore {
 
     /** Creates {@code key} with these bytes unless it already exists. */
     PutOutcome putIfAbsent(String key, byte[] bytes);
+
+    /**
+     * As {@link #putIfAbsent(String, Path, String)} for a file's bytes in memory (the buffer's position
+     * to its limit, left unmoved), e.g. a shard the sink built there. By default they are copied and
+     * put as a byte array; a store that can send a buffer overrides it.
+     */
+    default PutOutcome putIfAbsent(String key, ByteBuffer bytes, String sha256Hex) {
+        byte[] copy = new byte[bytes.remaining()];
+        bytes.duplicate().get(copy);
+        return putIfAbsent(key, copy);
+    }
 
     /** The object's bytes, or empty if there is no such object. Meant for small objects (specs, commit entries). */
     Optional<byte[]> get(String key);

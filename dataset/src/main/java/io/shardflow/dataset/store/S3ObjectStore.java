@@ -9,6 +9,7 @@ import io.minio.StatObjectArgs;
 import io.minio.StatObjectResponse;
 import java.io.IOException;
 import java.io.InputStream;
+import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
@@ -122,6 +123,27 @@ public final class S3ObjectStore implements ObjectStore, AutoCloseable {
             S3Errors.await(() -> s3.putHashedFile(bucket, region, key, file, size, sha256Hex,
                     Map.of("If-None-Match", "*", "Content-Type", "application/octet-stream")));
             log.debug("Created {} ({} bytes, sha256 {})", key, size, sha256Hex);
+            return PutOutcome.CREATED;
+        } catch (S3Errors.Failure f) {
+            return existingOrThrow("putIfAbsent", key, f);
+        }
+    }
+
+    /**
+     * A shard built in memory: below the part size one PUT sent from the buffer with the caller's
+     * SHA-256 as its payload hash, as {@link #putIfAbsent(String, Path, String)} does from a file;
+     * above it, multipart.
+     */
+    @Override
+    public PutOutcome putIfAbsent(String key, ByteBuffer bytes, String sha256Hex) {
+        int size = bytes.remaining();
+        if (size >= partSize) {
+            return multipart.put(key, bytes);
+        }
+        try {
+            S3Errors.await(() -> s3.putHashedBuffer(bucket, region, key, bytes, sha256Hex,
+                    Map.of("If-None-Match", "*", "Content-Type", "application/octet-stream")));
+            log.debug("Created {} ({} bytes from memory, sha256 {})", key, size, sha256Hex);
             return PutOutcome.CREATED;
         } catch (S3Errors.Failure f) {
             return existingOrThrow("putIfAbsent", key, f);

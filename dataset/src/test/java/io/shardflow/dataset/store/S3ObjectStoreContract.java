@@ -107,6 +107,56 @@ public abstract class S3ObjectStoreContract extends ObjectStoreContract {
         assertThat(store.head(key)).isEmpty();
     }
 
+    @Test
+    void shouldCreateABufferSentWithItsOwnHashOnlyOnceLeavingTheBufferUnmoved() {
+        byte[] bytes = randomBytes(3 * 65_536 + 17, 6);
+        String sha256 = io.shardflow.dataset.pages.ShardFileDigest.sha256Hex(bytes, 0, bytes.length);
+        // A direct buffer whose bytes start past position 0, as a view of native memory may.
+        java.nio.ByteBuffer buffer = java.nio.ByteBuffer.allocateDirect(bytes.length + 9);
+        buffer.position(9);
+        buffer.put(bytes).position(9);
+        java.nio.ByteBuffer view = buffer.slice().asReadOnlyBuffer();
+        String key = prefix + "from-memory.bin";
+
+        assertThat(store.putIfAbsent(key, view, sha256)).isEqualTo(PutOutcome.CREATED);
+        assertThat(store.putIfAbsent(key, view, sha256)).isEqualTo(PutOutcome.ALREADY_EXISTS);
+
+        assertThat(view.position()).isZero();
+        assertThat(view.remaining()).isEqualTo(bytes.length);
+        assertThat(store.get(key)).hasValueSatisfying(b -> assertThat(b).isEqualTo(bytes));
+    }
+
+    @Test
+    void shouldRefuseABufferWhoseGivenHashIsNotItsOwn() {
+        String otherHash = io.shardflow.dataset.pages.ShardFileDigest.sha256Hex(new byte[] {1}, 0, 1);
+        String key = prefix + "corrupt-memory.bin";
+
+        assertThatThrownBy(() -> store.putIfAbsent(key, java.nio.ByteBuffer.wrap(randomBytes(65_536, 7)), otherHash))
+                .isInstanceOf(ObjectStoreException.class);
+        assertThat(store.head(key)).isEmpty();
+    }
+
+    @Test
+    void shouldSendABigBufferAsMultipartOnlyOnce() {
+        MinioAsyncClient client = MinioAsyncClient.builder().endpoint(settings.endpoint())
+                .credentials(settings.accessKey(), settings.secretKey()).region(settings.region()).build();
+        long partSize = S3ObjectStore.MIN_PART_SIZE;
+        S3ObjectStore multipart = new S3ObjectStore(client, settings.bucket(), settings.region(), partSize, true);
+        byte[] bytes = randomBytes((int) (partSize * 2 + 4321), 8);
+        String sha256 = io.shardflow.dataset.pages.ShardFileDigest.sha256Hex(bytes, 0, bytes.length);
+        java.nio.ByteBuffer buffer = java.nio.ByteBuffer.allocateDirect(bytes.length + 3);
+        buffer.position(3);
+        buffer.put(bytes).position(3);
+        String key = prefix + "big-memory.bin";
+
+        assertThat(multipart.putIfAbsent(key, buffer, sha256)).isEqualTo(PutOutcome.CREATED);
+        assertThat(multipart.putIfAbsent(key, buffer, sha256)).isEqualTo(PutOutcome.ALREADY_EXISTS);
+
+        assertThat(buffer.position()).isEqualTo(3);
+        assertThat(multipart.get(key)).hasValueSatisfying(b -> assertThat(b).isEqualTo(bytes));
+        multipart.close();
+    }
+
     private static byte[] randomBytes(int n, long seed) {
         byte[] bytes = new byte[n];
         new Random(seed).nextBytes(bytes);

@@ -35,6 +35,7 @@ public final class SinkConfig extends AbstractConfig {
     public static final String TOPIC_SAMPLES = "topic.samples";
     public static final String REGISTRY_URL = "registry.url";
     public static final String BUILD_THREADS = "build.threads";
+    public static final String BUILD_MEMORY_BUDGET_BYTES = "build.memory.budget.bytes";
     public static final String SOURCE_READ_TIMEOUT_MS = "source.read.timeout.ms";
     public static final String SPOOL_DIR = "spool.dir";
     public static final String COMMITTER_ID = "committer.id";
@@ -65,6 +66,10 @@ public final class SinkConfig extends AbstractConfig {
                     "Apicurio Registry v3 API URL, to decode samples records as ingest-app does")
             .define(BUILD_THREADS, Type.INT, 2, Range.between(1, 64), Importance.LOW,
                     "shards read, built and uploaded at once, off the poll thread; one samples-topic consumer each")
+            .define(BUILD_MEMORY_BUDGET_BYTES, Type.LONG, 256L << 20, Range.atLeast(0), Importance.LOW,
+                    "native memory (beyond the heap) for shards built in memory, all build threads together: a shard "
+                            + "reserves about twice its size while built, then its size until uploaded; one that does not fit, "
+                            + "a variable-shape or gzip shard, or any with shard.writer=jhdf is built on local disk; 0 builds all on disk")
             .define(SOURCE_READ_TIMEOUT_MS, Type.LONG, 60_000L, Range.atLeast(100), Importance.LOW,
                     "longest wait for the broker while reading one shard's samples; past it the read counts as an outage")
             .define(SPOOL_DIR, Type.STRING, System.getProperty("java.io.tmpdir") + "/shardflow-spool", new ConfigDef.NonEmptyString(),

@@ -7,6 +7,8 @@ import io.shardflow.dataset.pages.PageIndex;
 import io.shardflow.dataset.pages.ShardFileDigest;
 import io.shardflow.dataset.shard.ShardAppender;
 import io.shardflow.dataset.shard.ShardFileWriter;
+import io.shardflow.dataset.shard.ShardImage;
+import io.shardflow.dataset.shard.ShardImageAppender;
 import io.shardflow.dataset.spec.DatasetSpec;
 import io.shardflow.schemas.internal.SampleAssigned;
 import io.shardflow.schemas.internal.ShardEventCodec;
@@ -14,11 +16,15 @@ import io.shardflow.schemas.internal.ShardSealed;
 import io.shardflow.sink.source.SampleSource;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Optional;
 import java.util.SortedSet;
 import java.util.TreeSet;
 
 /**
- * Turns a sealed shard's spooled decisions into an HDF5 file on local disk. The decisions name the
+ * Turns a sealed shard's spooled decisions into an HDF5 file, in memory when the {@link MemoryBudget}
+ * has room for it and the writer can ({@link ShardFileWriter#openInMemory}), else on local disk: in
+ * memory the file is hashed and uploaded from where it was built, sparing a page-cache write, two
+ * reads back and an unlink per shard, and the bytes are the same either way. The decisions name the
  * samples topic records that form the shard, each at its row index; the builder streams exactly those
  * records from the topic ({@link SampleSource}) into the writer ({@link ShardAppender}), one row at a
  * time, checking them against the seal marker, so the file depends only on what ingest-app committed
@@ -32,14 +38,25 @@ import java.util.TreeSet;
  */
 public final class ShardBuilder {
 
+    /** Room for an in-memory file's headers, and its per-row datasets (ids, time, attributes), beyond the tensor payload. */
+    private static final long HEADROOM_BYTES = 1L << 20;
+    private static final long ROW_HEADROOM_BYTES = 1L << 10;
+
     private final ShardFileWriter writer;
     private final Path workDir;
     private final SampleSource samples;
+    private final MemoryBudget memory;
 
+    /** Every shard built on disk. */
     public ShardBuilder(ShardFileWriter writer, Path workDir, SampleSource samples) {
+        this(writer, workDir, samples, new MemoryBudget(0));
+    }
+
+    public ShardBuilder(ShardFileWriter writer, Path workDir, SampleSource samples, MemoryBudget memory) {
         this.writer = writer;
         this.workDir = workDir;
         this.samples = samples;
+        this.memory = memory;
     }
 
     public BuiltShard build(ShardId id, DatasetSpec spec, List<byte[]> spooled, ShardSealed seal) {
@@ -62,6 +79,10 @@ public final class ShardBuilder {
         }
         Path file = workDir.resolve(id.dataset() + "~" + id.version() + "~" + id.laneAndSequence().replace('/', '~') + ".h5");
         RowStream rows = new RowStream(id, spec, sourceOffsets);
+        BuiltShard inMemory = buildInMemory(id, spec, seal, file, named, rows, sourceOffsets.length);
+        if (inMemory != null) {
+            return inMemory;
+        }
         try (ShardAppender appender = writer.open(file, spec, id, seal.getSampleCount())) {
             samples.read(id.lane(), named, sourced -> appender.append(rows.next(sourced)));
             rows.checkComplete(seal.getPayloadBytes());
@@ -69,10 +90,51 @@ public final class ShardBuilder {
         }
         // One read of the file hashes it whole (the entry's sha256) and page by page (its page index).
         ShardFileDigest digest = ShardFileDigest.of(file, PageIndex.DEFAULT_PAGE_SIZE);
-        ShardEntry entry = new ShardEntry(id.toString(), DatasetLayout.shardKey(id), id.lane(), id.sequence(),
-                sourceOffsets.length, digest.bytes(), digest.sha256(), spec.fingerprint(), rows.firstProducedAt(),
-                rows.lastProducedAt());
-        return new BuiltShard(id, file, entry, digest.pageIndex());
+        return new BuiltShard(id, file, entry(id, spec, rows, sourceOffsets.length, digest), digest.pageIndex());
+    }
+
+    /**
+     * The shard built in memory, or null when the budget has no room or the writer cannot. The file
+     * is about the payload's size, and the library's buffer and the copy out of it are both held at the
+     * end of the build: the reservation is twice the expected size (the payload, a MiB of headers and a
+     * KiB per row beside it) until only the copy is left. The library grows its buffer past the
+     * expected size if it must, so an estimate that falls short costs memory, never the shard.
+     */
+    private BuiltShard buildInMemory(ShardId id, DatasetSpec spec, ShardSealed seal, Path file, SortedSet<Long> named,
+            RowStream rows, int sampleCount) {
+        long expected = seal.getPayloadBytes() + HEADROOM_BYTES + (long) seal.getSampleCount() * ROW_HEADROOM_BYTES;
+        MemoryBudget.Reservation reservation = memory.tryReserve(2 * expected);
+        if (reservation == null) {
+            return null;
+        }
+        ShardImage image = null;
+        try {
+            Optional<ShardImageAppender> opened = writer.openInMemory(file, spec, id, seal.getSampleCount(), expected);
+            if (opened.isEmpty()) {
+                reservation.close();
+                return null;
+            }
+            try (ShardImageAppender appender = opened.get()) {
+                samples.read(id.lane(), named, sourced -> appender.append(rows.next(sourced)));
+                rows.checkComplete(seal.getPayloadBytes());
+                image = appender.finish();
+            }
+            reservation.shrinkTo(image.size());
+            // One pass over the bytes hashes them whole (the entry's sha256) and page by page (its page index).
+            ShardFileDigest digest = ShardFileDigest.of(image.bytes(), PageIndex.DEFAULT_PAGE_SIZE);
+            return new BuiltShard(id, file, image, reservation, entry(id, spec, rows, sampleCount, digest), digest.pageIndex());
+        } catch (RuntimeException | Error e) {
+            if (image != null) {
+                image.close();
+            }
+            reservation.close();
+            throw e;
+        }
+    }
+
+    private static ShardEntry entry(ShardId id, DatasetSpec spec, RowStream rows, int sampleCount, ShardFileDigest digest) {
+        return new ShardEntry(id.toString(), DatasetLayout.shardKey(id), id.lane(), id.sequence(), sampleCount, digest.bytes(),
+                digest.sha256(), spec.fingerprint(), rows.firstProducedAt(), rows.lastProducedAt());
     }
 
     /** The samples-topic offset of each row, from the spooled assignments; every row named exactly once. */

@@ -45,7 +45,9 @@ public final class ShardUploader {
      */
     public ShardEntry upload(BuiltShard shard) {
         String key = shard.entry().objectKey();
-        PutOutcome outcome = retrier.call("upload " + key, () -> store.putIfAbsent(key, shard.file(), shard.entry().sha256()));
+        PutOutcome outcome = retrier.call("upload " + key, () -> shard.inMemory()
+                ? store.putIfAbsent(key, shard.image().bytes(), shard.entry().sha256())
+                : store.putIfAbsent(key, shard.file(), shard.entry().sha256()));
         if (outcome == PutOutcome.CREATED) {
             return withPageIndex(shard.entry(), shard.pageIndex());
         }
@@ -61,6 +63,9 @@ public final class ShardUploader {
                 return withPageIndex(shard.entry(), shard.pageIndex());
             }
             ShardContents storedRows = reader.read(existing);
+            if (shard.inMemory()) {
+                shard.image().writeTo(shard.file()); // the reader takes a file; released with the shard
+            }
             ShardContents ourRows = reader.read(shard.file());
             if (!storedRows.equals(ourRows)) {
                 throw new ShardMismatchException("shard object " + key + " already exists with different rows (sha256 "

@@ -154,11 +154,11 @@ class ShardUploaderTest {
         AtomicInteger failures = new AtomicInteger(2);
         ForwardingObjectStore flaky = new ForwardingObjectStore(store) {
             @Override
-            public PutOutcome putIfAbsent(String key, Path file) {
+            public PutOutcome putIfAbsent(String key, Path file, String sha256Hex) {
                 if (failures.getAndDecrement() > 0) {
                     throw new ObjectStoreException("putIfAbsent", key, "503 Slow Down");
                 }
-                return super.putIfAbsent(key, file);
+                return super.putIfAbsent(key, file, sha256Hex);
             }
         };
         BuiltShard shard = build("ours", 1, 2);
@@ -172,8 +172,8 @@ class ShardUploaderTest {
         AtomicInteger lost = new AtomicInteger(1);
         ForwardingObjectStore lossy = new ForwardingObjectStore(store) {
             @Override
-            public PutOutcome putIfAbsent(String key, Path file) {
-                PutOutcome outcome = super.putIfAbsent(key, file);
+            public PutOutcome putIfAbsent(String key, Path file, String sha256Hex) {
+                PutOutcome outcome = super.putIfAbsent(key, file, sha256Hex);
                 if (lost.getAndDecrement() > 0) {
                     throw new ObjectStoreException("putIfAbsent", key, "read timed out");
                 }
