@@ -42,8 +42,8 @@ public record ShardFileDigest(long bytes, String sha256, PageIndex pageIndex) {
         PageIndex.checkPageSize(pageSize);
         Hashing hashing = new Hashing(pageSize);
         ByteBuffer source = bytes.duplicate();
-        // Copied out a MiB at a time: a digest fed a direct buffer copies it in 4 KiB pieces anyway.
-        byte[] buffer = new byte[Math.min(source.remaining(), Math.max(pageSize, 1 << 20))];
+        // Copied out a page at most at a time (a digest fed a direct buffer copies it in 4 KiB pieces anyway).
+        byte[] buffer = new byte[Math.min(source.remaining(), Math.min(pageSize, 1 << 16))];
         while (source.hasRemaining()) {
             int n = Math.min(buffer.length, source.remaining());
             source.get(buffer, 0, n);

@@ -42,6 +42,9 @@ import okio.Source;
 @SuppressWarnings("try") // close() is inherited from minio's S3Base, declared to throw Exception
 final class MinioLowLevel extends MinioAsyncClient {
 
+    /** What a body sent from memory hands okio at a time: its segment pool holds 64 KiB. */
+    private static final int SEND_SLICE_BYTES = 1 << 16;
+
     MinioLowLevel(MinioAsyncClient client) {
         super(client);
     }
@@ -74,8 +77,13 @@ final class MinioLowLevel extends MinioAsyncClient {
         return putHashed(bucket, region, key, body.remaining(), sha256Hex, headers, sink -> {
             // A fresh view per attempt: the HTTP client may send the body again after a broken connection.
             ByteBuffer view = body.duplicate();
+            // A slice at a time: okio copies a whole buffer into new segments before it sends any, so a
+            // shard given at once would be a shard of garbage; a slice's segments go back to its pool.
             while (view.hasRemaining()) {
-                sink.write(view);
+                ByteBuffer slice = view.slice();
+                slice.limit(Math.min(slice.remaining(), SEND_SLICE_BYTES));
+                sink.write(slice);
+                view.position(view.position() + slice.position());
             }
         });
     }

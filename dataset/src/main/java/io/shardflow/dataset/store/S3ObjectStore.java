@@ -41,6 +41,7 @@ public final class S3ObjectStore implements ObjectStore, AutoCloseable {
     /** Parts of one multipart upload in flight at once: a 1 GiB shard is 64 parts, not 64 round trips in a row. */
     static final int PARALLEL_PARTS = 4;
 
+    private static final Map<String, String> CREATE_ONLY = Map.of("If-None-Match", "*", "Content-Type", "application/octet-stream");
     private final MinioLowLevel s3;
     private final String bucket;
     private final String region;
@@ -84,14 +85,7 @@ public final class S3ObjectStore implements ObjectStore, AutoCloseable {
         if (bytes.length >= partSize) {
             return multipart.put(key, bytes);
         }
-        try {
-            S3Errors.await(() -> s3.putBytes(bucket, region, key, bytes,
-                    Map.of("If-None-Match", "*", "Content-Type", "application/octet-stream")));
-            log.debug("Created {} ({} bytes)", key, bytes.length);
-            return PutOutcome.CREATED;
-        } catch (S3Errors.Failure f) {
-            return existingOrThrow("putIfAbsent", key, f);
-        }
+        return createOnce(key, bytes.length, "", () -> s3.putBytes(bucket, region, key, bytes, CREATE_ONLY));
     }
 
     @Override
@@ -119,31 +113,24 @@ public final class S3ObjectStore implements ObjectStore, AutoCloseable {
         if (size >= partSize) {
             return multipart.put(key, file, size);
         }
-        try {
-            S3Errors.await(() -> s3.putHashedFile(bucket, region, key, file, size, sha256Hex,
-                    Map.of("If-None-Match", "*", "Content-Type", "application/octet-stream")));
-            log.debug("Created {} ({} bytes, sha256 {})", key, size, sha256Hex);
-            return PutOutcome.CREATED;
-        } catch (S3Errors.Failure f) {
-            return existingOrThrow("putIfAbsent", key, f);
-        }
+        return createOnce(key, size, sha256Hex, () -> s3.putHashedFile(bucket, region, key, file, size, sha256Hex, CREATE_ONLY));
     }
 
-    /**
-     * A shard built in memory: below the part size one PUT sent from the buffer with the caller's
-     * SHA-256 as its payload hash, as {@link #putIfAbsent(String, Path, String)} does from a file;
-     * above it, multipart.
-     */
+    /** A shard built in memory: sent from the buffer as {@link #putIfAbsent(String, Path, String)} sends a file. */
     @Override
     public PutOutcome putIfAbsent(String key, ByteBuffer bytes, String sha256Hex) {
         int size = bytes.remaining();
         if (size >= partSize) {
             return multipart.put(key, bytes);
         }
+        return createOnce(key, size, sha256Hex, () -> s3.putHashedBuffer(bucket, region, key, bytes, sha256Hex, CREATE_ONLY));
+    }
+
+    /** One create-only PUT; a refusal because the key exists is {@link PutOutcome#ALREADY_EXISTS} once a HEAD confirms it. */
+    private <T> PutOutcome createOnce(String key, long size, String sha256Hex, S3Errors.Call<T> put) {
         try {
-            S3Errors.await(() -> s3.putHashedBuffer(bucket, region, key, bytes, sha256Hex,
-                    Map.of("If-None-Match", "*", "Content-Type", "application/octet-stream")));
-            log.debug("Created {} ({} bytes from memory, sha256 {})", key, size, sha256Hex);
+            S3Errors.await(put);
+            log.debug("Created {} ({} bytes{})", key, size, sha256Hex.isEmpty() ? "" : ", sha256 " + sha256Hex);
             return PutOutcome.CREATED;
         } catch (S3Errors.Failure f) {
             return existingOrThrow("putIfAbsent", key, f);
