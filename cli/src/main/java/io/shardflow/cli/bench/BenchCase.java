@@ -1,6 +1,7 @@
 package io.shardflow.cli.bench;
 
 import io.shardflow.stack.TopicSpec;
+import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -15,6 +16,7 @@ import org.apache.kafka.clients.admin.NewTopic;
 public record BenchCase(String name, int partitions) {
 
     public static final String VERSION = "v1";
+    private static final Duration LEADER_WAIT = Duration.ofSeconds(30);
 
     public BenchCase {
         name = name.toLowerCase(Locale.ROOT).replaceAll("[^a-z0-9.-]", "-");
@@ -61,5 +63,27 @@ public record BenchCase(String name, int partitions) {
                 new NewTopic(dlqTopic(), 1, (short) 1).configs(Map.of("max.message.bytes", derivedMax)),
                 new NewTopic(assignmentsTopic(), partitions, (short) 1).configs(Map.of("max.message.bytes", derivedMax))))
                 .all().get();
+        awaitLeaders(admin, List.of(samplesTopic(), rawTopic(), dlqTopic(), assignmentsTopic()));
+    }
+
+    /**
+     * Waits until every partition of the new topics has a leader: an idempotent producer whose first
+     * batch meets NOT_LEADER on a partition the broker is still creating can then be refused with
+     * OUT_OF_ORDER_SEQUENCE until its batches expire (a P5 run lost two minutes that way).
+     */
+    private static void awaitLeaders(Admin admin, List<String> topics) throws ExecutionException, InterruptedException {
+        long deadline = System.nanoTime() + LEADER_WAIT.toNanos();
+        while (true) {
+            boolean led = admin.describeTopics(topics).allTopicNames().get().values().stream()
+                    .flatMap(topic -> topic.partitions().stream())
+                    .allMatch(partition -> partition.leader() != null && !partition.leader().isEmpty());
+            if (led) {
+                return;
+            }
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException("topics " + topics + " have partitions without a leader after " + LEADER_WAIT);
+            }
+            Thread.sleep(50);
+        }
     }
 }
