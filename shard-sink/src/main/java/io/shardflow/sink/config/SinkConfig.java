@@ -66,10 +66,12 @@ public final class SinkConfig extends AbstractConfig {
                     "Apicurio Registry v3 API URL, to decode samples records as ingest-app does")
             .define(BUILD_THREADS, Type.INT, 2, Range.between(1, 64), Importance.LOW,
                     "shards read, built and uploaded at once, off the poll thread; one samples-topic consumer each")
-            .define(BUILD_MEMORY_BUDGET_BYTES, Type.LONG, 256L << 20, Range.atLeast(0), Importance.LOW,
+            .define(BUILD_MEMORY_BUDGET_BYTES, Type.LONG, 0L, Range.atLeast(0), Importance.LOW,
                     "native memory (beyond the heap) for shards built in memory, all build threads together: a shard "
                             + "reserves about twice its size while built, then its size until uploaded; one that does not fit, "
-                            + "a variable-shape or gzip shard, or any with shard.writer=jhdf is built on local disk; 0 builds all on disk")
+                            + "a variable-shape or gzip shard, or any with shard.writer=jhdf is built on local disk; 0 (the "
+                            + "default) builds all on disk: in memory the sink spent 10% less CPU on 12 KB samples but 20% more "
+                            + "on 150 KB ones")
             .define(SOURCE_READ_TIMEOUT_MS, Type.LONG, 60_000L, Range.atLeast(100), Importance.LOW,
                     "longest wait for the broker while reading one shard's samples; past it the read counts as an outage")
             .define(SPOOL_DIR, Type.STRING, System.getProperty("java.io.tmpdir") + "/shardflow-spool", new ConfigDef.NonEmptyString(),
