@@ -77,9 +77,11 @@ docker images --format '{{.Repository}}:{{.Tag}} {{.Size}}' | grep -E "shardflow
 # local stack); its merged file must still be valid compose with every service it names.
 say "secure profile: the merged configuration"
 COMPOSE_PROFILES=secure "${COMPOSE[@]}" -f "$ROOT/docker-compose.secure.yml" config -q
-COMPOSE_PROFILES=secure "${COMPOSE[@]}" -f "$ROOT/docker-compose.secure.yml" config --services | sort | tr '\n' ' ' | sed 's/^/  services: /'; echo
-COMPOSE_PROFILES=secure "${COMPOSE[@]}" -f "$ROOT/docker-compose.secure.yml" config --services | grep -qx keycloak \
-  || { say "the secure profile has no keycloak service"; exit 1; }
+# Listed once into a variable: `config --services | grep -q` under pipefail fails whenever grep stops
+# reading at its match before compose has written the rest (SIGPIPE), as a fresh run once did.
+secure_services=$(COMPOSE_PROFILES=secure "${COMPOSE[@]}" -f "$ROOT/docker-compose.secure.yml" config --services | sort)
+echo "$secure_services" | tr '\n' ' ' | sed 's/^/  services: /'; echo
+grep -qx keycloak <<<"$secure_services" || { say "the secure profile has no keycloak service"; exit 1; }
 
 say "compose up"
 "${COMPOSE[@]}" up -d 2>&1 | { grep -v -E '^(Creating|Starting)' || true; }
