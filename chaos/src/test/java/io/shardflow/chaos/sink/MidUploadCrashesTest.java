@@ -30,16 +30,7 @@ class MidUploadCrashesTest {
     @Test
     void shouldHaltWhileAShardPutIsOnTheWire() throws Exception {
         CountDownLatch halted = new CountDownLatch(1);
-        CrashPoints points = CrashPoints.of("mid-upload:1", "", new SplittableRandom(1), new CrashPoints.Injector() {
-            @Override
-            public void halt(CrashPoint point) {
-                halted.countDown();
-            }
-
-            @Override
-            public void freeze(CrashPoint point) {
-            }
-        });
+        CrashPoints points = midUploadEveryTime(halted);
         boolean[] haltedDuringPut = new boolean[1];
         ObjectStore slow = new ForwardingObjectStore(store) {
             @Override
@@ -62,16 +53,7 @@ class MidUploadCrashesTest {
     @Test
     void shouldHaltWhileAShardBuiltInMemoryIsOnTheWire() {
         CountDownLatch halted = new CountDownLatch(1);
-        CrashPoints points = CrashPoints.of("mid-upload:1", "", new SplittableRandom(1), new CrashPoints.Injector() {
-            @Override
-            public void halt(CrashPoint point) {
-                halted.countDown();
-            }
-
-            @Override
-            public void freeze(CrashPoint point) {
-            }
-        });
+        CrashPoints points = midUploadEveryTime(halted);
         boolean[] haltedDuringPut = new boolean[1];
         ObjectStore slow = new ForwardingObjectStore(store) {
             @Override
@@ -107,5 +89,19 @@ class MidUploadCrashesTest {
 
         assertThat(MidUploadCrashes.wrap(store, points).putIfAbsent("datasets/d/v1/log/00000000000000000001.json", file))
                 .isEqualTo(PutOutcome.CREATED);
+    }
+
+    /** The mid-upload point firing on every shard upload, its halt counting {@code halted} down instead of halting. */
+    private static CrashPoints midUploadEveryTime(CountDownLatch halted) {
+        return CrashPoints.of("mid-upload:1", "", new SplittableRandom(1), new CrashPoints.Injector() {
+            @Override
+            public void halt(CrashPoint point) {
+                halted.countDown();
+            }
+
+            @Override
+            public void freeze(CrashPoint point) {
+            }
+        });
     }
 }
