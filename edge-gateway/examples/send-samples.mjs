@@ -5,7 +5,7 @@
 //  - sendPhoto: multipart/form-data, the JPEG as its own part (in React Native, append
 //    {uri, type: "image/jpeg", name} instead of a Blob);
 //  - sendSamples: JSON, tensors as base64 little-endian bytes, several samples per request.
-// Both retry on 429/503 after Retry-After with the same sample ids and Idempotency-Key, so a
+// Both retry on 408/429/503 after Retry-After with the same sample ids and Idempotency-Key, so a
 // retry after a timeout never adds a sample twice.
 
 const base = process.env.GATEWAY_URL;
@@ -27,7 +27,7 @@ function bytesToBase64(bytes) {
   return btoa(text);
 }
 
-/** POSTs until the answer is final: 2xx, or a 4xx other than 409/429. Returns the parsed answer. */
+/** POSTs until the answer is final: 2xx, or a 4xx other than 408/409/429. Returns the parsed answer. */
 async function post(body, headers, idempotencyKey) {
   for (let attempt = 1; ; attempt++) {
     let response;
@@ -43,7 +43,7 @@ async function post(body, headers, idempotencyKey) {
       continue;
     }
     const answer = await response.json();
-    const retryable = response.status === 429 || response.status === 503 || response.status === 409;
+    const retryable = [408, 409, 429, 503].includes(response.status);
     if (!retryable || attempt >= 5) return { status: response.status, answer };
     await sleep(1000 * Number(response.headers.get("Retry-After") ?? attempt));
   }

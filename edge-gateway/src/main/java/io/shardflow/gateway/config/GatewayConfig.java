@@ -34,6 +34,7 @@ public final class GatewayConfig extends AbstractConfig {
     public static final String PRODUCE_TIMEOUT_MS = "produce.timeout.ms";
     public static final String RETRY_AFTER_SECONDS = "retry.after.seconds";
     public static final String REQUEST_MIN_DATA_RATE = "request.min.data.rate";
+    public static final String REQUEST_MIN_DATA_RATE_GRACE_MS = "request.min.data.rate.grace.ms";
     public static final String IDLE_TIMEOUT_MS = "http.idle.timeout.ms";
     public static final String MAX_CONNECTIONS = "http.max.connections";
     public static final String FORWARDED = "http.forwarded";
@@ -72,7 +73,11 @@ public final class GatewayConfig extends AbstractConfig {
             .define(RETRY_AFTER_SECONDS, Type.INT, 2, Range.between(1, 3600), Importance.LOW,
                     "Retry-After of a 503 (broker or registry unreachable, memory bound reached)")
             .define(REQUEST_MIN_DATA_RATE, Type.LONG, 1024L, Range.atLeast(0), Importance.LOW,
-                    "bytes per second a request body must at least arrive at, or the request is dropped (slow-body attacks); 0 for no floor")
+                    "bytes per second a request body must at least arrive at, on average since its first byte was awaited, or it is refused"
+                            + " with 408 (slow-body attacks); 0 for no floor")
+            .define(REQUEST_MIN_DATA_RATE_GRACE_MS, Type.LONG, 5_000L, Range.between(0, 600_000), Importance.LOW,
+                    "how long a body may arrive at any pace before request.min.data.rate is applied (a slow radio start, a small body"
+                            + " a moment behind its headers)")
             .define(IDLE_TIMEOUT_MS, Type.LONG, 30_000L, Range.between(1_000, 600_000), Importance.LOW,
                     "a connection silent this long is closed")
             .define(MAX_CONNECTIONS, Type.INT, 2_000, Range.between(1, 1_000_000), Importance.LOW,

@@ -44,12 +44,13 @@ public final class GatewayHttp {
         GatewayMetrics metrics = new GatewayMetrics(meters, budget);
         IdempotencyCache idempotency = new IdempotencyCache(Duration.ofMillis(config.getLong(GatewayConfig.IDEMPOTENCY_TTL_MS)),
                 config.getLong(GatewayConfig.IDEMPOTENCY_MAX_BYTES));
+        BodyPace pace = new BodyPace(config.getLong(GatewayConfig.REQUEST_MIN_DATA_RATE),
+                Duration.ofMillis(config.getLong(GatewayConfig.REQUEST_MIN_DATA_RATE_GRACE_MS)), System::nanoTime);
         SamplesEndpoint samples = new SamplesEndpoint(authenticator, new DeviceQuotas(config.quotas(), time), budget, idempotency, specs,
-                intake, publisher, limits, metrics, clock);
+                intake, publisher, limits, pace, metrics, clock);
         GatewayServer.Listener listener = new GatewayServer.Listener(config.getString(GatewayConfig.LISTEN_HOST),
                 config.getInt(GatewayConfig.LISTEN_PORT), TlsContexts.server(config.tls()),
-                Duration.ofMillis(config.getLong(GatewayConfig.IDLE_TIMEOUT_MS)), config.getLong(GatewayConfig.REQUEST_MIN_DATA_RATE),
-                config.getInt(GatewayConfig.MAX_CONNECTIONS), limits.maxRequestBytes(), config.getBoolean(GatewayConfig.FORWARDED));
+                Duration.ofMillis(config.getLong(GatewayConfig.IDLE_TIMEOUT_MS)), config.getInt(GatewayConfig.MAX_CONNECTIONS), limits.maxRequestBytes(), pace, config.getBoolean(GatewayConfig.FORWARDED));
         return new GatewayServer(listener, samples, new SpecEndpoint(authenticator, specs, limits), OpenApiDocument.render(limits), metrics,
                 budget);
     }

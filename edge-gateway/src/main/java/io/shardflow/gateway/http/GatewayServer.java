@@ -20,8 +20,8 @@ import org.slf4j.LoggerFactory;
 /**
  * The API's HTTP server: Javalin on Jetty 12, one listener (TLS when a key store is configured),
  * the routes of {@code openapi.json}, and the protections a public listener needs: a connection
- * limit, an idle timeout and a minimum request data rate (a slow body is dropped, its thread
- * freed). Every refusal is a problem-details answer; an unexpected exception is logged and
+ * limit and an idle timeout here, a minimum body data rate in {@link BodyPace} (a slow body is
+ * refused, its thread freed). Every refusal is a problem-details answer; an unexpected exception is logged and
  * answered 500 (a bug: the contract has no 5xx but 503).
  */
 public final class GatewayServer implements AutoCloseable {
@@ -35,10 +35,11 @@ public final class GatewayServer implements AutoCloseable {
     private final InflightBudget budget;
 
     /**
-     * @param ssl null for plain HTTP
+     * @param ssl  null for plain HTTP
+     * @param pace the floor on how fast a body arrives, also while a refused one is drained
      */
-    public record Listener(String host, int port, SslContextFactory.Server ssl, Duration idleTimeout, long minDataRate, int maxConnections,
-                           long maxRequestBytes, boolean forwarded) {
+    public record Listener(String host, int port, SslContextFactory.Server ssl, Duration idleTimeout, int maxConnections,
+                           long maxRequestBytes, BodyPace pace, boolean forwarded) {
     }
 
     GatewayServer(Listener listener, SamplesEndpoint samples, SpecEndpoint spec, String openApi, GatewayMetrics metrics, InflightBudget budget) {
@@ -50,7 +51,6 @@ public final class GatewayServer implements AutoCloseable {
             config.jetty.modifyHttpConfiguration(http -> {
                 http.setSendServerVersion(false);
                 http.setIdleTimeout(listener.idleTimeout().toMillis());
-                http.setMinRequestDataRate(listener.minDataRate());
                 if (listener.forwarded()) {
                     http.addCustomizer(new ForwardedRequestCustomizer());
                 }
@@ -65,11 +65,15 @@ public final class GatewayServer implements AutoCloseable {
             config.routes.get(SPEC, spec::handle);
             config.routes.get(OPENAPI, ctx -> ctx.contentType("application/json").result(openApi));
             config.routes.exception(BadRequest.class, (e, ctx) -> {
-                drain(ctx, listener.maxRequestBytes());
+                if (e.status() == 408 || "BODY_NOT_READ".equals(e.code())) {
+                    ctx.header("Connection", "close"); // the body itself failed: nothing more of it is worth waiting for
+                } else {
+                    drain(ctx, listener);
+                }
                 send(ctx, Problem.of(e.status(), e.code(), e.getMessage()));
             });
             config.routes.exception(SamplesEndpoint.Refused.class, (e, ctx) -> {
-                drain(ctx, listener.maxRequestBytes());
+                drain(ctx, listener);
                 send(ctx, e.problem);
             });
             config.routes.exception(Exception.class, (e, ctx) -> {
@@ -81,26 +85,29 @@ public final class GatewayServer implements AutoCloseable {
     }
 
     /**
-     * Reads and drops what is left of a refused request's body (at most {@code maxBytes}, a small
+     * Reads and drops what is left of a refused request's body (at most {@code request.max.bytes}, a small
      * buffer at a time), so the client, still sending, reads the refusal instead of a reset
-     * connection; a larger body is not worth the bandwidth and the connection is closed.
+     * connection; a larger body is not worth the bandwidth and the connection is closed, and so is
+     * one arriving slower than the listener's {@link BodyPace}.
      */
-    private static void drain(Context ctx, long maxBytes) {
+    private static void drain(Context ctx, Listener listener) {
         long declared = ctx.req().getContentLengthLong();
-        if (declared > maxBytes) {
+        if (declared > listener.maxRequestBytes()) {
             ctx.header("Connection", "close");
             return;
         }
         try {
             var in = ctx.req().getInputStream();
             byte[] buffer = new byte[16 * 1024];
-            long left = maxBytes;
-            while (left > 0 && !in.isFinished()) {
-                int n = in.read(buffer, 0, (int) Math.min(buffer.length, left));
+            long started = listener.pace().now();
+            long drained = 0;
+            while (drained < listener.maxRequestBytes() && !in.isFinished()) {
+                int n = in.read(buffer, 0, (int) Math.min(buffer.length, listener.maxRequestBytes() - drained));
                 if (n < 0) {
                     break;
                 }
-                left -= n;
+                drained += n;
+                listener.pace().check(drained, started);
             }
         } catch (java.io.IOException | RuntimeException e) {
             ctx.header("Connection", "close"); // the body cannot be read: the connection is not reusable

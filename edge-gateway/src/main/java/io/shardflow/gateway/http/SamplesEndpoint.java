@@ -44,12 +44,13 @@ public final class SamplesEndpoint {
     private final SampleIntake intake;
     private final SamplePublisher publisher;
     private final RequestLimits limits;
+    private final BodyPace pace;
     private final GatewayMetrics metrics;
     private final Clock clock;
 
     SamplesEndpoint(Authenticator authenticator, DeviceQuotas quotas, InflightBudget budget, IdempotencyCache idempotency,
-                    SpecSource specs, SampleIntake intake, SamplePublisher publisher, RequestLimits limits, GatewayMetrics metrics,
-                    Clock clock) {
+                    SpecSource specs, SampleIntake intake, SamplePublisher publisher, RequestLimits limits, BodyPace pace,
+                    GatewayMetrics metrics, Clock clock) {
         this.authenticator = authenticator;
         this.quotas = quotas;
         this.budget = budget;
@@ -58,6 +59,7 @@ public final class SamplesEndpoint {
         this.intake = intake;
         this.publisher = publisher;
         this.limits = limits;
+        this.pace = pace;
         this.metrics = metrics;
         this.clock = clock;
     }
@@ -93,7 +95,7 @@ public final class SamplesEndpoint {
                     .retryAfter(Duration.ofSeconds(limits.retryAfterSeconds())));
         }
         try {
-            byte[] body = BodyReader.read(ctx.req().getInputStream(), declared, limits.maxRequestBytes());
+            byte[] body = BodyReader.read(ctx.req().getInputStream(), declared, limits.maxRequestBytes(), pace);
             handleBody(ctx, device, dataset, version, contentType, body);
         } catch (java.io.IOException e) {
             throw new BadRequest(400, "BODY_NOT_READ", "the body could not be read: " + e.getMessage());

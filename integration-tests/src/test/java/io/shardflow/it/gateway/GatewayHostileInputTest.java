@@ -103,6 +103,13 @@ class GatewayHostileInputTest {
                 "MALFORMED_REQUEST");
         assertProblem(phone().post("--x\r\n".getBytes(StandardCharsets.UTF_8), "multipart/form-data; boundary=x", null), 400,
                 "MALFORMED_REQUEST");
+        // Empty and near-empty objects (a fuzzer's first guesses) name what is missing.
+        for (String body : java.util.List.of("{}", "{\"samples\": []}", "{\"samples\": [{}]}", "{\"tensors\": {}}", "null", "[]")) {
+            GatewayClient.Answer answer = phone().post(body.getBytes(StandardCharsets.UTF_8), "application/json", null);
+            assertProblem(answer, 400, "MALFORMED_REQUEST");
+        }
+        assertThat(phone().post("{}".getBytes(StandardCharsets.UTF_8), "application/json", null).body().get("detail").asText())
+                .contains("sample_id is required");
     }
 
     @Test
@@ -144,33 +151,64 @@ class GatewayHostileInputTest {
             OutputStream out = slow.getOutputStream();
             send(slow, headers(1000));
             long started = System.nanoTime();
-            boolean cut = false;
-            for (int i = 0; i < 25 && !cut; i++) {
+            int firstAnswered = NOTHING_YET;
+            for (int i = 0; i < 25 && firstAnswered == NOTHING_YET; i++) {
                 try {
                     out.write('{');
                     out.flush();
-                    Thread.sleep(1000);
                 } catch (java.io.IOException e) {
-                    cut = true;
+                    firstAnswered = Math.max(-1, firstByte(slow)); // closed: whatever it answered first, if anything
+                    break;
                 }
-                cut |= slow.isInputShutdown() || answered(slow);
+                Thread.sleep(1000);
+                firstAnswered = firstByte(slow); // before the next write, which would meet a closed connection
             }
-            assertThat(cut).as("a body arriving at 1 byte/s is cut off").isTrue();
+            assertThat(firstAnswered).as("a body arriving at 1 byte/s is cut off").isNotEqualTo(NOTHING_YET);
             assertThat((System.nanoTime() - started) / 1e9).isLessThan(25);
+            slow.setSoTimeout(10_000);
+            String answer = (char) firstAnswered + new String(slow.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            assertThat(answer).as("the trickle is told why").startsWith("HTTP/1.1 408").contains("BODY_TOO_SLOW");
         }
+    }
+
+    @Test
+    void shouldTakeABodyThatPausesWithinTheGraceOrComesLateAfterItsHeaders() throws Exception {
+        byte[] body = GatewayClient.sample("late-" + System.nanoTime(), 5).toString().getBytes(StandardCharsets.UTF_8);
+        // Half the body, then a 2 s pause: far under 1024 B/s over those 2 s, yet within the grace.
+        assertThat(rawPost(body, body.length / 2, 2000)).startsWith("HTTP/1.1 200");
+        // A tiny body 300 ms behind its headers is read and judged on what it says.
+        assertThat(rawPost("{}".getBytes(StandardCharsets.UTF_8), 0, 300)).startsWith("HTTP/1.1 400").contains("sample_id is required");
         assertThat(phone().get(GatewayClient.samplesPath().replace("samples", "spec")).status()).isEqualTo(200);
         assertThat(fixture.gateway.isAlive()).isTrue();
     }
 
-    private static boolean answered(Socket socket) throws java.io.IOException {
+    /** POSTs {@code body}: its first {@code split} bytes with the headers, the rest after {@code pauseMillis}; the whole answer. */
+    private String rawPost(byte[] body, int split, long pauseMillis) throws Exception {
+        try (Socket socket = new Socket("127.0.0.1", fixture.port)) {
+            socket.setSoTimeout(30_000);
+            OutputStream out = socket.getOutputStream();
+            out.write((headers(body.length).replace("\r\n\r\n", "\r\nConnection: close\r\n\r\n")).getBytes(StandardCharsets.UTF_8));
+            out.write(body, 0, split);
+            out.flush();
+            Thread.sleep(pauseMillis);
+            out.write(body, split, body.length - split);
+            out.flush();
+            return new String(socket.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        }
+    }
+
+    private static final int NOTHING_YET = -2;
+
+    /** The first byte of the server's answer, -1 when it closed or reset the connection, {@link #NOTHING_YET} when it is silent. */
+    private static int firstByte(Socket socket) throws java.io.IOException {
         InputStream in = socket.getInputStream();
         socket.setSoTimeout(10);
         try {
-            return in.read() != -2; // any byte or end of stream: the server answered or closed
+            return in.read();
         } catch (SocketTimeoutException e) {
-            return false;
+            return NOTHING_YET;
         } catch (java.io.IOException e) {
-            return true;
+            return -1;
         }
     }
 

@@ -47,6 +47,10 @@ import org.junit.jupiter.api.io.TempDir;
  * index; the Java {@link RandomAccess} reads random samples with the published values through a
  * few verified pages; the Python {@code shardflow.tools.bench_random} measures cold {@code ds[i]}
  * latency and bytes against a whole-shard GET in the same run (its figures are printed).
+ *
+ * <p>What a sample costs is bounded in bytes whatever its shard; its share of the shard is judged on
+ * full (count-sealed) shards only. A loaded machine seals some shards early by age, and a sample of
+ * a 5-sample remainder shard costs about its whole shard, which says nothing of random access.
  */
 class RandomAccessRealStackTest {
 
@@ -55,6 +59,8 @@ class RandomAccessRealStackTest {
     private static final String DATASET = "frames";
     private static final String DEVICE = "cam-3";
     private static final long PRODUCED_AT = 1_700_000_000_000L;
+    /** Most bytes one cold sample may fetch. jHDF: a page or two per dataset; the C library: the ~1 MiB chunk holding the row, and metadata. */
+    private static final Map<String, Long> MAX_BYTES_PER_SAMPLE = Map.of("jhdf", 512L << 10, "hdf5", 3L << 19);
 
     @TempDir
     Path work;
@@ -74,7 +80,7 @@ class RandomAccessRealStackTest {
                 JsonNode bench = runBench(stack.endpoints(), version);
                 System.out.println("---- bench_random, shard.writer=" + writer + " ----\n" + bench.toPrettyString());
                 assertThat(bench.get("page_index_shards").asInt()).isEqualTo(snapshot.shards().size());
-                assertThat(bench.get("cold").get("share_of_shard_median").asDouble()).isLessThan(0.15);
+                assertThat(bench.get("cold").get("kb_fetched_median").asDouble() * 1e3).isLessThanOrEqualTo(MAX_BYTES_PER_SAMPLE.get(writer));
             }
         }
     }
@@ -92,15 +98,15 @@ class RandomAccessRealStackTest {
         };
         SplittableRandom random = new SplittableRandom(3);
         List<Double> coldMillis = new ArrayList<>();
-        List<Double> shares = new ArrayList<>();
+        List<Double> sharesOfFullShards = new ArrayList<>();
         for (int k = 0; k < 40; k++) {
             long index = random.nextLong(SAMPLES);
             ShardCache cache = new ShardCache(counting, work.resolve("cache-" + writer + "-" + k), 1L << 30, true);
             long before = rangeBytes.get();
             long start = System.nanoTime();
-            long shardBytes;
+            ShardEntry shard;
             try (RandomAccess access = new RandomAccess(counting, snapshot, cache)) {
-                shardBytes = access.locate(index).shard().bytes();
+                shard = access.locate(index).shard();
                 SampleRow row = access.get(index).row();
                 coldMillis.add((System.nanoTime() - start) / 1e6);
                 long n = Long.parseLong(row.sampleId().substring(row.sampleId().lastIndexOf('-') + 1));
@@ -111,19 +117,22 @@ class RandomAccessRealStackTest {
                 assertThat(access.stats().wholeShards()).isZero();
             }
             long fetched = rangeBytes.get() - before;
-            shares.add((double) fetched / shardBytes);
-            // jHDF: a page or two per dataset; the C library: the ~1 MiB chunk holding the row, and metadata
-            assertThat(fetched).as("bytes of a %d-byte shard fetched", shardBytes)
-                    .isLessThanOrEqualTo(writer.equals("jhdf") ? 512 << 10 : 3 << 19).isLessThan(shardBytes);
+            assertThat(fetched).as("bytes of a %d-byte shard fetched", shard.bytes()).isLessThanOrEqualTo(MAX_BYTES_PER_SAMPLE.get(writer));
+            if (shard.sampleCount() == SEAL) {
+                assertThat(fetched).as("bytes of a full %d-byte shard fetched", shard.bytes()).isLessThan(shard.bytes());
+                sharesOfFullShards.add((double) fetched / shard.bytes());
+            }
         }
-        assertThat(shares.get(shares.size() / 2)).as("median share of its shard fetched").isLessThan(0.15);
+        List<Long> sizes = snapshot.shards().stream().map(ShardEntry::bytes).toList();
+        assertThat(sharesOfFullShards).as("samples that fell in full shards; shards of %s bytes", sizes).hasSizeGreaterThanOrEqualTo(10);
+        sharesOfFullShards.sort(Double::compare);
+        assertThat(sharesOfFullShards.get(sharesOfFullShards.size() / 2)).as("median share of its full shard fetched").isLessThan(0.15);
         coldMillis.sort(Double::compare);
-        shares.sort(Double::compare);
         System.out.printf("Java RandomAccess, shard.writer=%s, shards of %s bytes: %d cold samples, p50 %.1f ms, p90 %.1f ms,"
-                        + " %.0f KB fetched per sample, median %.2f%% of its shard%n", writer,
-                snapshot.shards().stream().map(ShardEntry::bytes).toList(), coldMillis.size(),
-                coldMillis.get(coldMillis.size() / 2), coldMillis.get(coldMillis.size() * 9 / 10),
-                rangeBytes.get() / 1e3 / coldMillis.size(), 100 * shares.get(shares.size() / 2));
+                        + " %.0f KB fetched per sample, median %.2f%% of its shard (%d samples in full shards)%n", writer, sizes,
+                coldMillis.size(), coldMillis.get(coldMillis.size() / 2), coldMillis.get(coldMillis.size() * 9 / 10),
+                rangeBytes.get() / 1e3 / coldMillis.size(), 100 * sharesOfFullShards.get(sharesOfFullShards.size() / 2),
+                sharesOfFullShards.size());
     }
 
     private static float[] floats(byte[] bytes) {
@@ -136,7 +145,7 @@ class RandomAccessRealStackTest {
     private Snapshot runPipeline(StackEndpoints endpoints, S3ObjectStore store, SyntheticSamples synthetic, String version,
                                  String writer) throws Exception {
         IngestApp ingest = IngestApp.start(new HashMap<>(PipelineSettings.ingest(endpoints, SEAL, 64L << 20,
-                Duration.ofSeconds(5), work.resolve("ingest-" + writer))));
+                Duration.ofSeconds(10), work.resolve("ingest-" + writer))));
         Map<String, Object> sinkSettings = new HashMap<>(PipelineSettings.sink(endpoints, work.resolve("sink-" + writer),
                 "it-sink"));
         sinkSettings.put(SinkConfig.SHARD_WRITER, writer);
