@@ -150,6 +150,11 @@ def test_should_put_every_returned_sample_in_the_dataset_exactly_once_across_kil
         if os.path.exists(os.path.join(journal, "stats.json")):
             os.remove(os.path.join(journal, "stats.json"))  # the last child's figures
         child = subprocess.Popen(child_cmd, stdout=log, stderr=log, env=child_env)
+        ready_by = time.monotonic() + 90  # Python, numpy and the client's start on a loaded machine
+        while not os.path.exists(os.path.join(journal, f"ready-{child.pid}")):
+            assert child.poll() is None, f"the producing process exited at start ({child.returncode}); see children.log"
+            assert time.monotonic() < ready_by, "the producing process never opened its queue"
+            time.sleep(0.02)
         time.sleep(rng.uniform(0.2, 2.5))
         assert child.poll() is None, f"the producing process exited by itself ({child.returncode}); see children.log"
         # one kill in three waits (up to 2 s) for a thread inside fsync/fdatasync, one in three for

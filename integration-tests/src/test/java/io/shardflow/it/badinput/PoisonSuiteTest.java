@@ -67,7 +67,7 @@ class PoisonSuiteTest {
     }
 
     @Test
-    @Timeout(value = 6, unit = TimeUnit.MINUTES)
+    @Timeout(value = 15, unit = TimeUnit.MINUTES)
     void shouldDeadLetterEveryHostileRecordCommitEveryGoodOneOnceAndKeepBothServicesUp() throws Exception {
         try (LocalStack stack = LocalStack.start(StackConfig.defaults(work.resolve("stack")))) {
             StackEndpoints endpoints = StackEndpoints.of(stack);

@@ -35,7 +35,7 @@ class ChaosTest {
     Path work;
 
     @Test
-    @Timeout(value = 10, unit = TimeUnit.MINUTES)
+    @Timeout(value = 25, unit = TimeUnit.MINUTES)
     void shouldCommitEveryAcknowledgedSampleExactlyOnceThroughKillsZombiesAndOutages() throws Exception {
         ChaosOptions options = ChaosOptions.shortForm(work.resolve("chaos"), 42);
 

@@ -104,6 +104,7 @@ class QueuedPublisherTest {
                 for (int kill = 0; kill < KILLS; kill++) {
                     Process child = publisher(endpoints, queue, journal).start();
                     awaitReady(child, journal);
+                    awaitReturns(child, journal, 3); // each run adds sends that returned, however slow its start and fsyncs
                     Thread.sleep(random.nextLong(100, 2500)); // among sends, syncs, rolls and deliveries
                     assertThat(child.isAlive()).as("the publisher died by itself; see %s", work.resolve("children.log")).isTrue();
                     child.destroyForcibly(); // SIGKILL
@@ -152,6 +153,17 @@ class QueuedPublisherTest {
         while (!Files.exists(journal.resolve("ready-" + child.pid()))) {
             assertThat(child.isAlive()).as("the publisher exited at start; see %s", work.resolve("children.log")).isTrue();
             assertThat(System.nanoTime()).as("the publisher never opened its queue").isLessThan(deadline);
+            Thread.sleep(20);
+        }
+    }
+
+    /** Waits (at most 60 s) until {@code count} more sends have returned than before this call. */
+    private void awaitReturns(Process child, Path journal, int count) throws Exception {
+        int before = numbers(journal.resolve("returned.log")).size();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (numbers(journal.resolve("returned.log")).size() < before + count) {
+            assertThat(child.isAlive()).as("the publisher died by itself; see %s", work.resolve("children.log")).isTrue();
+            assertThat(System.nanoTime()).as("no send returned within 60 s").isLessThan(deadline);
             Thread.sleep(20);
         }
     }

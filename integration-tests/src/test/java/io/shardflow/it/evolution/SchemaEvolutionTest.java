@@ -61,7 +61,7 @@ class SchemaEvolutionTest {
             DatasetCatalog catalog = new DatasetCatalog(store);
             catalog.create(spec("v1", "image:float32:2x4"));
             Map<String, Object> ingestSettings = new HashMap<>(PipelineSettings.ingest(endpoints, 1000, 1 << 20,
-                    Duration.ofSeconds(10), work.resolve("ingest")));
+                    Duration.ofSeconds(20), work.resolve("ingest")));
             ingestSettings.put(IngestConfig.SPEC_MISS_CACHE_MS, "200");
             IngestApp ingest = IngestApp.start(ingestSettings);
             ShardSinkApp sink = ShardSinkApp.start(new HashMap<>(PipelineSettings.sink(endpoints, work.resolve("sink"), "evo")));
@@ -73,9 +73,9 @@ class SchemaEvolutionTest {
                     mixed.add(record("v1-" + i, serialize(endpoints, sample("v1-" + i, "v1"))));
                     mixed.add(record("v2-" + i, serialize(endpoints, withNewOptionalField(sample("v2-" + i, "v1")))));
                 }
-                topics.produce("samples", mixed);
+                topics.produceTogether("samples", mixed); // well within one seal age, however slow a round trip is
                 CommitLog v1 = new CommitLog(store, "evo", "v1", Clock.systemUTC());
-                await().atMost(Duration.ofSeconds(60)).until(() -> v1.latest().sampleCount() >= 2 * PER_SCHEMA);
+                await().atMost(Duration.ofSeconds(120)).until(() -> v1.latest().sampleCount() >= 2 * PER_SCHEMA);
                 Snapshot snapshot = v1.latest();
                 assertThat(snapshot.sampleCount()).isEqualTo(2 * PER_SCHEMA);
                 // One open shard per lane (3 input partitions), sealed by age: a schema change cuts no shard.

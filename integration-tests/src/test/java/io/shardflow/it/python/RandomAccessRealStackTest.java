@@ -145,7 +145,7 @@ class RandomAccessRealStackTest {
     private Snapshot runPipeline(StackEndpoints endpoints, S3ObjectStore store, SyntheticSamples synthetic, String version,
                                  String writer) throws Exception {
         IngestApp ingest = IngestApp.start(new HashMap<>(PipelineSettings.ingest(endpoints, SEAL, 64L << 20,
-                Duration.ofSeconds(10), work.resolve("ingest-" + writer))));
+                Duration.ofSeconds(30), work.resolve("ingest-" + writer))));
         Map<String, Object> sinkSettings = new HashMap<>(PipelineSettings.sink(endpoints, work.resolve("sink-" + writer),
                 "it-sink"));
         sinkSettings.put(SinkConfig.SHARD_WRITER, writer);

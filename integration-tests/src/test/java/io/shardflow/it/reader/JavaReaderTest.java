@@ -85,15 +85,18 @@ class JavaReaderTest {
                 for (int burst = 0; burst < 10; burst++) {
                     long before = log.latest().snapshotId();
                     publish(publisher, burst * FIRST_WAVE / 10, FIRST_WAVE / 10);
-                    await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100))
+                    // The first burst also waits for Kafka Streams to start and the sink's group to form.
+                    await().atMost(Duration.ofSeconds(burst == 0 ? 120 : 30)).pollInterval(Duration.ofMillis(100))
                             .until(() -> log.latest().snapshotId() > before);
                 }
                 await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(250))
                         .until(() -> log.latest().sampleCount() >= FIRST_WAVE);
                 Snapshot pinned = log.latest();
                 assertThat(pinned.sampleCount()).isEqualTo(FIRST_WAVE);
-                assertThat(store.list(DatasetLayout.checkpointPrefix(DATASET, VERSION), null, 1))
-                        .as("shard-sink wrote checkpoints through CommitLog").isNotEmpty();
+                // A checkpoint is written after the entry that calls for it: it may land a moment after that snapshot.
+                await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(250)).untilAsserted(() ->
+                        assertThat(store.list(DatasetLayout.checkpointPrefix(DATASET, VERSION), null, 1))
+                                .as("shard-sink wrote checkpoints through CommitLog").isNotEmpty());
 
                 cache = new ShardCache(store, work.resolve("cache"), 256L << 20, true);
                 ReaderOptions options = ReaderOptions.of(DATASET, VERSION).withSnapshot(pinned.snapshotId()).withShuffleBlock(BLOCK);

@@ -27,14 +27,34 @@ public final class KafkaTopics {
     }
 
     public void produce(String topic, List<ProducerRecord<byte[], byte[]>> records) throws Exception {
-        // Room for records up to the samples topic's max.message.bytes, so tests can send near the limit.
-        Map<String, Object> props = Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers, ProducerConfig.ACKS_CONFIG, "all",
-                ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true, ProducerConfig.MAX_REQUEST_SIZE_CONFIG, 4 << 20);
-        try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(props, new ByteArraySerializer(), new ByteArraySerializer())) {
+        try (KafkaProducer<byte[], byte[]> producer = producer()) {
             for (ProducerRecord<byte[], byte[]> record : records) {
                 producer.send(record).get(30, TimeUnit.SECONDS);
             }
         }
+    }
+
+    /**
+     * Sends all the records at once, then waits for every acknowledgement: they reach the broker
+     * within moments of each other however slow each round trip is (each partition keeps its order).
+     */
+    public void produceTogether(String topic, List<ProducerRecord<byte[], byte[]>> records) throws Exception {
+        try (KafkaProducer<byte[], byte[]> producer = producer()) {
+            List<java.util.concurrent.Future<?>> acks = new ArrayList<>();
+            for (ProducerRecord<byte[], byte[]> record : records) {
+                acks.add(producer.send(record));
+            }
+            for (java.util.concurrent.Future<?> ack : acks) {
+                ack.get(30, TimeUnit.SECONDS);
+            }
+        }
+    }
+
+    private KafkaProducer<byte[], byte[]> producer() {
+        // Room for records up to the samples topic's max.message.bytes, so tests can send near the limit.
+        Map<String, Object> props = Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers, ProducerConfig.ACKS_CONFIG, "all",
+                ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true, ProducerConfig.MAX_REQUEST_SIZE_CONFIG, 4 << 20);
+        return new KafkaProducer<>(props, new ByteArraySerializer(), new ByteArraySerializer());
     }
 
     /** Reads committed records from the start of {@code topic} until {@code done} holds or the timeout passes. */
