@@ -8,6 +8,7 @@ import java.util.Map;
 import java.util.concurrent.ExecutionException;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.common.errors.RetriableException;
 
 /**
  * One measured case on a shared stack: its own topics, consumer groups and dataset, so that cases
@@ -69,21 +70,33 @@ public record BenchCase(String name, int partitions) {
     /**
      * Waits until every partition of the new topics has a leader: an idempotent producer whose first
      * batch meets NOT_LEADER on a partition the broker is still creating can then be refused with
-     * OUT_OF_ORDER_SEQUENCE until its batches expire (a P5 run lost two minutes that way).
+     * OUT_OF_ORDER_SEQUENCE until its batches expire (a P5 run lost two minutes that way). Until the
+     * broker's metadata has the new topics, describing them fails with a retriable error (a loaded
+     * machine's fresh test run met UnknownTopicOrPartition): that is asked again too.
      */
-    private static void awaitLeaders(Admin admin, List<String> topics) throws ExecutionException, InterruptedException {
+    static void awaitLeaders(Admin admin, List<String> topics) throws ExecutionException, InterruptedException {
         long deadline = System.nanoTime() + LEADER_WAIT.toNanos();
         while (true) {
-            boolean led = admin.describeTopics(topics).allTopicNames().get().values().stream()
-                    .flatMap(topic -> topic.partitions().stream())
-                    .allMatch(partition -> partition.leader() != null && !partition.leader().isEmpty());
-            if (led) {
+            if (allLed(admin, topics)) {
                 return;
             }
             if (System.nanoTime() > deadline) {
                 throw new IllegalStateException("topics " + topics + " have partitions without a leader after " + LEADER_WAIT);
             }
             Thread.sleep(50);
+        }
+    }
+
+    private static boolean allLed(Admin admin, List<String> topics) throws ExecutionException, InterruptedException {
+        try {
+            return admin.describeTopics(topics).allTopicNames().get().values().stream()
+                    .flatMap(topic -> topic.partitions().stream())
+                    .allMatch(partition -> partition.leader() != null && !partition.leader().isEmpty());
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof RetriableException) {
+                return false;
+            }
+            throw e;
         }
     }
 }
