@@ -172,10 +172,9 @@ public final class LocalGateway {
         return Optional.of(line);
     }
 
-    /** A port free on 127.0.0.1 now (another process may still take it before the gateway binds it). */
+    /** A port free on 127.0.0.1 now, below the ephemeral range (another listener may still take it before the gateway binds it). */
     public static int freePort() {
-        try (ServerSocket socket = new ServerSocket()) {
-            socket.bind(new InetSocketAddress(StackPorts.HOST, 0));
+        try (ServerSocket socket = ListenPorts.bind(StackPorts.HOST)) {
             return socket.getLocalPort();
         } catch (IOException e) {
             throw new StackException("cannot find a free port", e);

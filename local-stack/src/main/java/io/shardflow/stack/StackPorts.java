@@ -45,16 +45,15 @@ public record StackPorts(int broker, int controller, int registry, int s3, int s
     }
 
     /**
-     * Picks seven distinct free ports. Holding all sockets open until the end keeps them distinct;
-     * another process may still take one before our server binds it, a race we accept for tests.
+     * Picks seven distinct free ports below the ephemeral range ({@link ListenPorts}). Holding all
+     * sockets open until the end keeps them distinct; another listener may still take one before our
+     * server binds it, a race we accept for tests.
      */
     static StackPorts allocate() {
         List<ServerSocket> sockets = new ArrayList<>();
         try {
             for (int i = 0; i < 7; i++) {
-                ServerSocket socket = new ServerSocket();
-                sockets.add(socket);
-                socket.bind(new InetSocketAddress(InetAddress.getByName(HOST), 0));
+                sockets.add(ListenPorts.bind(HOST));
             }
             int[] p = sockets.stream().mapToInt(ServerSocket::getLocalPort).toArray();
             return new StackPorts(p[0], p[1], p[2], p[3], p[4], p[5], p[6]);
